@@ -1,0 +1,52 @@
+import type { AssistantMessage, ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
+import type { RunEventBody } from '../runs/run-event.js'
+import type { Tools, ToolUseContext } from '../tool/tool.js'
+import type { HookRunner } from './hooks-port.js'
+import type { PermissionGate } from './permission-port.js'
+import type { CancelMode, RunOptions } from './run-options.js'
+
+/** Session-owned state a run starts from and hands back (after context modifiers). */
+export type SessionContext = Pick<
+  ToolUseContext,
+  'tenant' | 'sessionId' | 'cwd' | 'permissionContext' | 'readFileState' | 'todos' | 'blobs' | 'environment'
+>
+
+export type BlobInfo = { tool_use_id: string; blob_id: string; size: number }
+
+export type RunOutcome = {
+  status: 'completed' | 'cancelled'
+  /** One per tool_use block, in block order. */
+  results: ToolResultBlock[]
+  blobs: BlobInfo[]
+  /** The session state after every successful call's context modifier, in block order. */
+  context: SessionContext
+}
+
+export type RunExecutorOptions = {
+  runId: string
+  /** The pool calls are looked up in (name or alias). */
+  tools: Tools
+  context: SessionContext
+  /** The assistant message the blocks came from; synthesised for bare `tool_uses` batches. */
+  parentMessage: AssistantMessage
+  options: RunOptions
+  /** Receives every event body as it happens; the run layer numbers and stores them. */
+  emit: (event: RunEventBody) => void
+  permissions?: PermissionGate
+  hooks?: HookRunner
+}
+
+/**
+ * One executor serves whole batches and blocks that stream in one by one: call `addToolUse`
+ * per block (it starts as soon as the scheduling rules allow), then `endInput()`. `finished`
+ * resolves once every block has exactly one result and `run.completed` has been emitted.
+ */
+export interface RunExecutor {
+  /** `refuseWith`: the block does not run and gets this error text (e.g. cut off by max_tokens). */
+  addToolUse(block: ToolUseBlock, options?: { refuseWith?: string }): void
+  endInput(): void
+  cancel(mode?: CancelMode): void
+  /** Results yielded so far, in block order. */
+  results(): ToolResultBlock[]
+  readonly finished: Promise<RunOutcome>
+}

@@ -1,0 +1,19 @@
+/** Which errors cancel the other unfinished calls of the same run. */
+export type CancelOnError = 'bash' | 'any' | 'none'
+
+export type CancelMode = 'cancel' | 'interrupt'
+
+export type RunOptions = {
+  /** At most this many calls execute at once (already capped by the operator's limit). */
+  maxConcurrency: number
+  cancelOnError: CancelOnError
+  /** Per-call deadline overriding each tool's default. */
+  callTimeoutMs?: number
+  /** Deadline for the whole run; calls still going then are aborted with timeout results. */
+  runTimeoutMs?: number
+  /** Per-run budget for all results together (the "per-message" budget). */
+  maxResultChars: number
+}
+
+export const DEFAULT_MAX_CONCURRENCY = 10
+export const DEFAULT_MAX_RESULT_CHARS = 200_000

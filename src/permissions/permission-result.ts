@@ -1,0 +1,36 @@
+/** What a permission check decides for one call. `passthrough` defers to the general rules. */
+export type PermissionDecisionReason =
+  | { type: 'rule'; rule: string; source: string }
+  | { type: 'mode'; mode: string }
+  | { type: 'hook'; hookName?: string; reason?: string }
+  | { type: 'tool'; reason: string }
+  | { type: 'user'; reason?: string }
+  | { type: 'other'; reason: string }
+
+export type PermissionAllow = {
+  behavior: 'allow'
+  updatedInput?: Record<string, unknown>
+  decisionReason?: PermissionDecisionReason
+}
+
+export type PermissionDeny = {
+  behavior: 'deny'
+  message: string
+  decisionReason?: PermissionDecisionReason
+}
+
+export type PermissionAsk = {
+  behavior: 'ask'
+  message: string
+  decisionReason?: PermissionDecisionReason
+}
+
+export type PermissionPassthrough = {
+  behavior: 'passthrough'
+  message: string
+}
+
+export type PermissionResult = PermissionAllow | PermissionDeny | PermissionAsk | PermissionPassthrough
+
+/** The final decision after rules, hooks and (possibly) an approver over the wire. */
+export type PermissionDecision = PermissionAllow | PermissionDeny

@@ -1,0 +1,93 @@
+import type { AnyObjectSchema, MappedToolResult, Tool, ToolProgressData } from './tool.js'
+
+/** Keys a definition may leave out; `buildTool` fills them with fail-closed defaults. */
+export type DefaultableToolKeys =
+  | 'isEnabled'
+  | 'isConcurrencySafe'
+  | 'isReadOnly'
+  | 'isDestructive'
+  | 'checkPermissions'
+  | 'userFacingName'
+  | 'mapToolResult'
+
+export type ToolDef<
+  Input extends AnyObjectSchema = AnyObjectSchema,
+  Output = unknown,
+  P extends ToolProgressData = ToolProgressData,
+> = Omit<Tool<Input, Output, P>, DefaultableToolKeys> & Partial<Pick<Tool<Input, Output, P>, DefaultableToolKeys>>
+
+// biome-ignore lint/suspicious/noExplicitAny: the constraint must accept every input schema
+type AnyToolDef = ToolDef<any, any, any>
+
+type ToolDefaults = typeof TOOL_DEFAULTS
+
+/** The built tool's type mirrors the runtime spread: the definition's members win, defaults fill in. */
+export type BuiltTool<D extends AnyToolDef> = Omit<D, DefaultableToolKeys> & {
+  [K in DefaultableToolKeys]-?: K extends keyof D ? (undefined extends D[K] ? ToolDefaults[K] : D[K]) : ToolDefaults[K]
+}
+
+export class ToolDefinitionError extends Error {
+  override name = 'ToolDefinitionError'
+}
+
+/** Plain strings and block arrays pass through; anything else is shown to the model as JSON. */
+export function defaultMapToolResult(data: unknown): MappedToolResult {
+  if (typeof data === 'string') return { content: data }
+  if (Array.isArray(data) && data.every((block) => block && typeof block === 'object' && 'type' in block)) {
+    return { content: data }
+  }
+  if (data === undefined || data === null) return { content: '' }
+  return { content: JSON.stringify(data) }
+}
+
+const TOOL_DEFAULTS = {
+  isEnabled: () => true,
+  // Conservative: a tool runs alone until its author says parallel runs are safe.
+  isConcurrencySafe: (_input?: unknown) => false,
+  isReadOnly: (_input?: unknown) => false,
+  isDestructive: (_input?: unknown) => false,
+  // Defer to the general permission system.
+  checkPermissions: (input: { [key: string]: unknown }) =>
+    Promise.resolve({ behavior: 'passthrough' as const, message: '', updatedInput: input }),
+  userFacingName: (_input?: unknown) => '',
+  mapToolResult: (data: unknown, _toolUseId?: string) => defaultMapToolResult(data),
+}
+
+/**
+ * Fills a tool definition's missing members with fail-closed defaults: enabled, NOT
+ * concurrency-safe, NOT read-only, not destructive, permission left to the general rules.
+ * A definition without a name or input schema is rejected here, not on its first call.
+ */
+export function buildTool<
+  Input extends AnyObjectSchema,
+  Output,
+  P extends ToolProgressData,
+  const D extends ToolDef<Input, Output, P>,
+>(definition: D & ToolDef<Input, Output, P>): BuiltTool<D> {
+  if (typeof definition?.name !== 'string' || definition.name.trim() === '') {
+    throw new ToolDefinitionError('buildTool: `name` must be a non-empty string')
+  }
+  const schema = definition.inputSchema as { safeParse?: unknown } | undefined
+  if (!schema || typeof schema.safeParse !== 'function') {
+    throw new ToolDefinitionError(`buildTool(${definition.name}): \`inputSchema\` must be a zod schema`)
+  }
+  if (typeof definition.call !== 'function') {
+    throw new ToolDefinitionError(`buildTool(${definition.name}): \`call\` must be a function`)
+  }
+  return {
+    ...TOOL_DEFAULTS,
+    userFacingName: () => definition.name,
+    ...definition,
+  } as unknown as BuiltTool<D>
+}
+
+export function toolMatchesName(tool: { name: string; aliases?: readonly string[] }, name: string): boolean {
+  return tool.name === name || (tool.aliases?.includes(name) ?? false)
+}
+
+export function findToolByName<T extends { name: string; aliases?: readonly string[] }>(
+  tools: readonly T[],
+  name: string,
+): T | undefined {
+  return tools.find((tool) => toolMatchesName(tool, name))
+}

@@ -1,0 +1,139 @@
+import type { z } from 'zod'
+import type { AssistantMessage, ToolResultContent } from '../messages/content-blocks.js'
+import type { ToolPermissionContext } from '../permissions/permission-context.js'
+import type { PermissionDecision, PermissionResult } from '../permissions/permission-result.js'
+import type { BlobRef, BlobStore } from '../results/blob-store.js'
+
+/** Any zod schema whose output is a plain object: tool inputs are always JSON objects. */
+export type AnyObjectSchema = z.ZodType<{ [key: string]: unknown }>
+
+/** Free-form progress payload, relayed as the `data` of a `tool.progress` event. */
+export type ToolProgressData = { [key: string]: unknown }
+
+export type ToolCallProgress<P extends ToolProgressData = ToolProgressData> = (data: P) => void
+
+export type ValidationResult = { result: true } | { result: false; message: string; errorCode?: number }
+
+/** What Read recorded about a file, so Edit/Write can refuse stale or unread files. */
+export type FileReadRecord = { mtimeMs: number; size: number; partial: boolean }
+
+export type Todo = {
+  content: string
+  status: 'pending' | 'in_progress' | 'completed'
+  activeForm?: string
+}
+
+/** Facts about the host that tools need but the session does not own. */
+export type ToolEnvironment = {
+  /** `bwrap` when Bash runs inside bubblewrap, `off` otherwise. */
+  readonly sandbox: 'bwrap' | 'off'
+  /** More than one tenant: Bash must not run outside the sandbox. */
+  readonly multiTenant: boolean
+  /** The tenant's blob directory: readable by Read as an extra working directory. */
+  readonly blobDirectory: string
+}
+
+/**
+ * Everything one call may see. Session state (cwd, permissions, files read, todos) is carried
+ * between runs; `abortSignal` and `toolUseId` are per call. Tools change session state only by
+ * returning a `contextModifier` — except `readFileState`, a cache both Read and Edit update.
+ */
+export type ToolUseContext = {
+  readonly tenant: string
+  readonly sessionId: string
+  readonly runId: string
+  readonly toolUseId: string
+  readonly cwd: string
+  readonly permissionContext: ToolPermissionContext
+  readonly abortSignal: AbortSignal
+  readonly readFileState: Map<string, FileReadRecord>
+  readonly todos: readonly Todo[]
+  readonly tools: Tools
+  readonly blobs: BlobStore
+  readonly environment: ToolEnvironment
+}
+
+export type ContextModifier = (context: ToolUseContext) => ToolUseContext
+
+export type ToolResult<Output = unknown> = {
+  data: Output
+  newMessages?: unknown[]
+  /** Honoured for successful calls only; see the scheduler for when it applies. */
+  contextModifier?: ContextModifier
+}
+
+/** The permission gate a tool may call again for sub-operations (and the pipeline calls once). */
+export type CanUseToolFn = (
+  tool: Tool,
+  input: { [key: string]: unknown },
+  context: ToolUseContext,
+) => Promise<PermissionDecision>
+
+export type DescriptionOptions = {
+  permissionContext: ToolPermissionContext
+  tools: Tools
+}
+
+export type PromptOptions = {
+  permissionContext: ToolPermissionContext
+  tools: Tools
+}
+
+/**
+ * How a tool's `data` becomes tool_result content; `isError` marks a failure reported as data.
+ * `blob` says the tool already stored its full output (Bash spills while it runs) and `content`
+ * is the preview message: the engine reports the blob and does not persist again.
+ */
+export type MappedToolResult = { content: ToolResultContent; isError?: boolean; blob?: BlobRef }
+
+/** The structural contract every tool satisfies: built-in, MCP or generated. */
+export type Tool<
+  Input extends AnyObjectSchema = AnyObjectSchema,
+  Output = unknown,
+  P extends ToolProgressData = ToolProgressData,
+> = {
+  readonly name: string
+  readonly aliases?: readonly string[]
+  /** 3–10 words ToolSearch matches against when the tool is deferred. */
+  readonly searchHint?: string
+  readonly inputSchema: Input
+  /** MCP tools: the server's JSON Schema, sent to the API verbatim. */
+  readonly inputJSONSchema?: { [key: string]: unknown }
+  readonly outputSchema?: z.ZodType
+  /** Results longer than this are persisted to a blob (capped at 50,000; Infinity: never). */
+  readonly maxResultSizeChars: number
+  readonly shouldDefer?: boolean
+  readonly alwaysLoad?: boolean
+  readonly strict?: boolean
+  /** Per-call deadline when the request sets none. */
+  readonly defaultTimeoutMs?: number
+  description(input: z.infer<Input>, options: DescriptionOptions): Promise<string>
+  prompt(options: PromptOptions): Promise<string>
+  call(
+    input: z.infer<Input>,
+    context: ToolUseContext,
+    canUseTool: CanUseToolFn,
+    parentMessage: AssistantMessage,
+    onProgress?: ToolCallProgress<P>,
+  ): Promise<ToolResult<Output>>
+  checkPermissions(input: z.infer<Input>, context: ToolUseContext): Promise<PermissionResult>
+  validateInput?(input: z.infer<Input>, context: ToolUseContext): Promise<ValidationResult>
+  isConcurrencySafe(input: z.infer<Input>): boolean
+  isReadOnly(input: z.infer<Input>): boolean
+  isDestructive?(input: z.infer<Input>): boolean
+  isEnabled(): boolean
+  /** What an interrupt does to a running call: `cancel` aborts it, `block` lets it finish. */
+  interruptBehavior?(): 'cancel' | 'block'
+  /** Adds derived fields to the clone hooks and permission checks observe. Never the original. */
+  backfillObservableInput?(input: { [key: string]: unknown }): void
+  /** The file path a call touches, for Read(...)/Edit(...) permission rules. */
+  getPath?(input: z.infer<Input>): string | undefined
+  /** Fields a caller must never set even if the schema let them through. */
+  readonly internalInputKeys?: readonly string[]
+  mapToolResult(data: Output, toolUseId: string): MappedToolResult
+  userFacingName(input?: Partial<z.infer<Input>>): string
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a pool holds tools of every input type
+export type AnyTool = Tool<any, any, any>
+export type Tools = readonly AnyTool[]
