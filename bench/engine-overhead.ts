@@ -1,0 +1,107 @@
+/**
+ * Per-call overhead of the engine: 1,000 no-op calls through createRunExecutor, against a floor
+ * measured in the same process — what any executor must do at least: zod-parse the input, await
+ * the no-op, build a tool_result object. Prints medians over several rounds and their ratio.
+ *
+ *   npx tsx bench/engine-overhead.ts [calls=1000] [rounds=15]
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { z } from 'zod'
+import { createRunExecutor } from '../src/executor/run-executor.js'
+import type { ToolUseBlock } from '../src/messages/content-blocks.js'
+import { createPermissionContext } from '../src/permissions/permission-context.js'
+import { createFileBlobStore } from '../src/results/file-blob-store.js'
+import { buildTool } from '../src/tool/build-tool.js'
+
+const calls = Number(process.argv[2] ?? 1000)
+const rounds = Number(process.argv[3] ?? 15)
+const schema = z.strictObject({ value: z.string() })
+const noop = async () => undefined
+
+function makeTool(concurrencySafe: boolean) {
+  return buildTool({
+    name: 'Noop',
+    inputSchema: schema,
+    maxResultSizeChars: 30_000,
+    description: async () => 'no-op',
+    prompt: async () => 'no-op',
+    isConcurrencySafe: () => concurrencySafe,
+    async call(input) {
+      await noop()
+      return { data: input.value }
+    },
+  })
+}
+
+const blocks: ToolUseBlock[] = Array.from({ length: calls }, (_, i) => ({
+  type: 'tool_use',
+  id: `toolu_${i}`,
+  name: 'Noop',
+  input: { value: `v${i}` },
+}))
+
+async function floor(): Promise<number> {
+  const started = performance.now()
+  const results = []
+  for (const block of blocks) {
+    const parsed = schema.safeParse(block.input)
+    await noop()
+    results.push({ type: 'tool_result', tool_use_id: block.id, content: parsed.data?.value ?? '' })
+  }
+  if (results.length !== calls) throw new Error('floor lost results')
+  return performance.now() - started
+}
+
+async function engine(root: string, concurrencySafe: boolean): Promise<number> {
+  const tool = makeTool(concurrencySafe)
+  const started = performance.now()
+  const executor = createRunExecutor({
+    runId: 'bench',
+    tools: [tool],
+    context: {
+      tenant: 'default',
+      sessionId: 's',
+      cwd: root,
+      permissionContext: createPermissionContext(),
+      readFileState: new Map(),
+      todos: [],
+      blobs: createFileBlobStore({ root, ttlMs: 60_000 }),
+      environment: { sandbox: 'off', multiTenant: false, blobDirectory: root },
+    },
+    parentMessage: { role: 'assistant', content: blocks },
+    options: { maxConcurrency: 10, cancelOnError: 'bash', maxResultChars: 200_000 },
+    emit: () => {},
+  })
+  for (const block of blocks) executor.addToolUse(block)
+  executor.endInput()
+  const outcome = await executor.finished
+  if (outcome.results.length !== calls) throw new Error('engine lost results')
+  return performance.now() - started
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+const root = await mkdtemp(join(tmpdir(), 'toolexec-bench-'))
+const timings = { floor: [] as number[], serial: [] as number[], concurrent: [] as number[] }
+for (let round = 0; round < rounds + 2; round++) {
+  const f = await floor()
+  const s = await engine(root, false)
+  const c = await engine(root, true)
+  if (round < 2) continue // warm-up
+  timings.floor.push(f)
+  timings.serial.push(s)
+  timings.concurrent.push(c)
+}
+await rm(root, { recursive: true, force: true })
+
+const floorMs = median(timings.floor)
+const report = (label: string, ms: number) =>
+  console.log(
+    `${label.padEnd(22)} ${ms.toFixed(2).padStart(8)} ms  ${((ms * 1000) / calls).toFixed(1).padStart(7)} µs/call  ${(ms / floorMs).toFixed(2)}x floor`,
+  )
+console.log(`engine overhead: ${calls} no-op calls, median of ${rounds} rounds`)
+report('floor (parse+await)', floorMs)
+report('engine, serial', median(timings.serial))
+report('engine, concurrent', median(timings.concurrent))

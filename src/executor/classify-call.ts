@@ -1,0 +1,21 @@
+import { findToolByName } from '../tool/build-tool.js'
+import type { Tools } from '../tool/tool.js'
+import { parseToolInput } from './parse-tool-input.js'
+import { noSuchToolMessage } from './tool-error-messages.js'
+import { isCallConcurrencySafe, type TrackedCall } from './tracked-call.js'
+
+/**
+ * Steps 1 and 3 at queue time: find the tool and parse the input, which also decides whether the
+ * call is concurrency-safe. Returns the error text when the call cannot run at all (unknown tool,
+ * invalid input): such calls count as unsafe and get their result at once.
+ */
+export function classifyCall(call: TrackedCall, tools: Tools): string | undefined {
+  const tool = findToolByName(tools, call.block.name)
+  if (!tool) return noSuchToolMessage(call.block.name)
+  call.tool = tool
+  const parsed = parseToolInput(tool, call.block.input)
+  if (!parsed.ok) return parsed.message
+  call.parsedInput = parsed.data
+  call.safe = isCallConcurrencySafe(tool, parsed.data)
+  return undefined
+}

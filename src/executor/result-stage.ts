@@ -1,0 +1,106 @@
+import { contentLength, toolResult } from '../messages/content-blocks.js'
+import type { BlobStore } from '../results/blob-store.js'
+import { processToolResult } from '../results/process-tool-result.js'
+import { resultBlobId } from '../results/result-blob-id.js'
+import { persistenceThreshold } from '../results/result-threshold.js'
+import { applyRunBudget } from '../results/run-result-budget.js'
+import { pipelineFaultMessage } from './tool-error-messages.js'
+import type { TrackedCall } from './tracked-call.js'
+
+type ResultStageOptions = { runId: string; tenant: string; blobs: BlobStore; budget: number }
+
+/**
+ * Step 8 for one completed call: the per-tool threshold (and the empty-output text). Read's
+ * results (threshold Infinity) and engine-made errors are exempt from the per-run budget.
+ */
+export async function applyToolThreshold(call: TrackedCall, options: ResultStageOptions): Promise<void> {
+  try {
+    await thresholdOrThrow(call, options)
+  } catch (error) {
+    // A blob that cannot be written must not cost the call its result.
+    const message = `the result could not be stored: ${error instanceof Error ? error.message : String(error)}`
+    call.result = toolResult(call.block.id, pipelineFaultMessage(call.tool?.name ?? call.block.name, message), true)
+    call.budgetExempt = true
+  }
+}
+
+async function thresholdOrThrow(call: TrackedCall, options: ResultStageOptions): Promise<void> {
+  const outcome = call.outcome!
+  const raw = toolResult(call.block.id, outcome.content, outcome.isError)
+  const name = call.tool?.name ?? call.block.name
+  if (outcome.blob || !call.tool || outcome.isError) {
+    call.result = raw
+    call.blob = outcome.blob
+    call.budgetExempt = true
+    return
+  }
+  const threshold = persistenceThreshold(call.tool)
+  if (contentLength(outcome.content) > 0 && contentLength(outcome.content) <= threshold) {
+    // The common case needs no blob id, no store and no await.
+    call.result = raw
+    call.budgetExempt = threshold === Number.POSITIVE_INFINITY
+    return
+  }
+  const processed = await processToolResult({
+    block: raw,
+    toolName: name,
+    threshold,
+    tenant: options.tenant,
+    blobId: resultBlobId(options.runId, call.block.id),
+    blobs: options.blobs,
+  })
+  call.result = processed.block
+  call.blob = processed.blob
+  call.budgetExempt = threshold === Number.POSITIVE_INFINITY || processed.blob !== undefined
+}
+
+/**
+ * The per-run budget, applied each time results are about to be yielded, over every result that
+ * is finished but not yet yielded (largest first). Results already yielded are fixed: they count
+ * but can no longer be replaced. See docs/adr/0004-run-budget-at-yield-time.md.
+ */
+export async function applyBudget(
+  pending: readonly TrackedCall[],
+  yieldedChars: number,
+  options: ResultStageOptions,
+): Promise<void> {
+  let total = yieldedChars
+  for (const call of pending) total += countedChars(call)
+  if (total <= options.budget) return
+  const candidates = pending.map((call) => ({
+    block: call.result!,
+    chars: contentLength(call.result!.content),
+    exempt: call.tool ? persistenceThreshold(call.tool) === Number.POSITIVE_INFINITY : false,
+    alreadyPersisted: call.blob !== undefined,
+  }))
+  let outcome: Awaited<ReturnType<typeof applyRunBudget>>
+  try {
+    outcome = await applyRunBudget({
+      candidates,
+      yieldedChars,
+      budget: options.budget,
+      persist: (candidate, index) =>
+        processToolResult({
+          block: candidate.block,
+          toolName: pending[index]!.tool?.name ?? pending[index]!.block.name,
+          threshold: 0,
+          tenant: options.tenant,
+          blobId: resultBlobId(options.runId, pending[index]!.block.id),
+          blobs: options.blobs,
+        }),
+    })
+  } catch {
+    // Over budget but the blob store failed: the results stay inline rather than be lost.
+    return
+  }
+  for (const { index, blob } of outcome.persisted) {
+    pending[index]!.result = outcome.blocks[index]!
+    pending[index]!.blob = blob
+  }
+}
+
+/** Characters a yielded result adds to the run's total (Read's results are not counted). */
+export function countedChars(call: TrackedCall): number {
+  if (call.tool && persistenceThreshold(call.tool) === Number.POSITIVE_INFINITY) return 0
+  return contentLength(call.result!.content)
+}

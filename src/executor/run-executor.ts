@@ -1,0 +1,225 @@
+import type { ToolUseBlock } from '../messages/content-blocks.js'
+import type { ContextModifier } from '../tool/tool.js'
+import { type AbortReason, abortReasonText, isAbortReason } from './abort-reason.js'
+import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
+import { classifyCall } from './classify-call.js'
+import { describeCall } from './describe-call.js'
+import { NO_HOOKS } from './hooks-port.js'
+import { ALLOW_ALL } from './permission-port.js'
+import { createResultYielder } from './result-yielder.js'
+import type { RunExecutor, RunExecutorOptions, SessionContext } from './run-executor-types.js'
+import type { CancelMode } from './run-options.js'
+import { applyContextModifier, toCallContext } from './session-context.js'
+import { settleOrAbort } from './settle-or-abort.js'
+import { pipelineFaultMessage, wrapToolUseError } from './tool-error-messages.js'
+import { abortCall, canStart, type ExecutingSet, type TrackedCall } from './tracked-call.js'
+
+/**
+ * The scheduler of SPEC §6 for one run. Blocks are queued in order; the queue is walked in order
+ * and the first call that may not start is a barrier for everything after it. Results are
+ * yielded in block order, progress the moment it happens. Every block gets exactly one result.
+ */
+export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
+  const { runId, emit, tools } = options
+  const permissions = options.permissions ?? ALLOW_ALL
+  const hooks = options.hooks ?? NO_HOOKS
+  const maxConcurrency = Math.max(1, Math.floor(options.options.maxConcurrency))
+  const calls: TrackedCall[] = []
+  const refusals = new Map<TrackedCall, string>()
+  /** Calls whose error result came from the engine stopping them: these never cascade. */
+  const stoppedByEngine = new WeakSet<TrackedCall>()
+  const groupModifiers = new Map<number, ContextModifier>()
+  let session: SessionContext = options.context
+  let stopReason: AbortReason | undefined
+  let cancelled = false
+  let announced = 0
+  let kickScheduled = false
+
+  const yielder = createResultYielder({
+    runId,
+    calls,
+    emit,
+    budget: options.options.maxResultChars,
+    session: () => session,
+    canFinish: () => !kickScheduled,
+    beforeFinish: () => {
+      clearTimeout(runTimer)
+      flushGroupModifiers()
+      return { status: cancelled ? 'cancelled' : 'completed', context: session }
+    },
+  })
+
+  const runTimeoutMs = options.options.runTimeoutMs
+  const runTimer =
+    runTimeoutMs === undefined
+      ? undefined
+      : setTimeout(() => stopAll({ kind: 'run-timeout', timeoutMs: runTimeoutMs }), runTimeoutMs)
+  runTimer?.unref?.()
+
+  const executing: ExecutingSet = { count: 0, unsafe: 0 }
+  const ids = new Set<string>()
+  /** Calls start in block order, so everything before this index has left the queue. */
+  let nextToStart = 0
+
+  function flushGroupModifiers(): void {
+    const ordered = [...groupModifiers.entries()].sort(([a], [b]) => a - b)
+    groupModifiers.clear()
+    for (const [, modifier] of ordered) session = applyContextModifier(session, modifier, { runId, tools })
+  }
+
+  function finish(call: TrackedCall, outcome: CallOutcome): void {
+    if (call.status === 'completed' || call.status === 'yielded') return
+    if (call.status === 'queued') emit({ type: 'tool.started', tool_use_id: call.block.id })
+    if (call.status === 'executing') {
+      executing.count--
+      if (!call.safe) executing.unsafe--
+    }
+    clearTimeout(call.timer)
+    call.status = 'completed'
+    call.outcome = outcome
+    const duration = call.startedAt === undefined ? 0 : Date.now() - call.startedAt
+    emit({ type: 'tool.completed', tool_use_id: call.block.id, is_error: outcome.isError, duration_ms: duration })
+    // Serial calls change the context before the next call starts; a concurrent group's
+    // modifiers wait until the whole group is over and then apply in block order.
+    if (outcome.contextModifier && call.safe) groupModifiers.set(call.index, outcome.contextModifier)
+    else if (outcome.contextModifier) session = applyContextModifier(session, outcome.contextModifier, { runId, tools })
+    if (outcome.isError && !stoppedByEngine.has(call)) abortSiblingsAfter(call)
+    yielder.completed(call)
+  }
+
+  function stop(call: TrackedCall, reason: AbortReason): void {
+    stoppedByEngine.add(call)
+    finish(call, { content: abortReasonText(reason, call.tool?.name ?? call.block.name), isError: true })
+  }
+
+  function abortSiblingsAfter(call: TrackedCall): void {
+    const policy = options.options.cancelOnError
+    const name = call.tool?.name ?? call.block.name
+    if (policy === 'none' || stopReason || (policy === 'bash' && name !== 'Bash')) return
+    stopAll({ kind: 'sibling', erroredCall: describeCall(name, call.block.input) })
+  }
+
+  /** Queued calls get their result now; running ones (those `shouldAbort` picks) are aborted. */
+  function stopAll(reason: AbortReason, shouldAbort: (call: TrackedCall) => boolean = () => true): void {
+    stopReason ??= reason
+    for (const call of calls) {
+      if (call.status === 'queued') {
+        abortCall(call, reason)
+        stop(call, reason)
+      } else if (call.status === 'executing' && shouldAbort(call)) abortCall(call, reason)
+    }
+    yielder.drain()
+  }
+
+  async function execute(call: TrackedCall): Promise<void> {
+    const tool = call.tool!
+    call.status = 'executing'
+    executing.count++
+    if (!call.safe) executing.unsafe++
+    call.startedAt = Date.now()
+    emit({ type: 'tool.started', tool_use_id: call.block.id })
+    const timeoutMs = options.options.callTimeoutMs ?? tool.defaultTimeoutMs
+    if (timeoutMs !== undefined) {
+      call.timer = setTimeout(() => abortCall(call, { kind: 'timeout', timeoutMs }), timeoutMs)
+      call.timer.unref?.()
+    }
+    const signal = call.controller.signal
+    let outcome: CallOutcome | undefined
+    try {
+      const pipeline = runCallPipeline({
+        tool,
+        block: call.block,
+        parsedInput: call.parsedInput!,
+        context: toCallContext(session, { runId, toolUseId: call.block.id, abortSignal: signal, tools }),
+        parentMessage: options.parentMessage,
+        permissions,
+        hooks,
+        onProgress: (data) => {
+          if (call.status === 'executing') emit({ type: 'tool.progress', tool_use_id: call.block.id, data })
+        },
+      })
+      outcome = await settleOrAbort(pipeline, (listener) => {
+        call.onAbort = listener
+      })
+    } catch (fault) {
+      outcome = { content: pipelineFaultMessage(tool.name, String(fault)), isError: true }
+    }
+    if (signal.aborted && isAbortReason(signal.reason)) stop(call, signal.reason)
+    else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true })
+    schedule()
+  }
+
+  /** Starts what the rules allow, walking the queue in order; the first call that can't start is a barrier. */
+  function schedule(): void {
+    for (let index = nextToStart; index < calls.length; index++) {
+      const call = calls[index]!
+      if (call.status === 'queued') {
+        if (!canStart(call, executing, maxConcurrency)) break
+        if (executing.count === 0) flushGroupModifiers()
+        void execute(call)
+      }
+      if (index === nextToStart) nextToStart++
+    }
+    if (executing.count === 0) flushGroupModifiers()
+  }
+
+  /** Once per tick: announce new blocks (after run.started), settle the ones that cannot run, schedule. */
+  function kick(): void {
+    kickScheduled = false
+    if (announced === 0 && !yielder.started) yielder.start(calls.map((call) => call.block.id))
+    for (const call of calls.slice(announced)) admit(call)
+    announced = calls.length
+    schedule()
+    yielder.drain()
+  }
+
+  function admit(call: TrackedCall): void {
+    const immediateError = classifyCall(call, tools)
+    emit({ type: 'tool.queued', tool_use_id: call.block.id, name: call.block.name, concurrency_safe: call.safe })
+    const refusal = refusals.get(call)
+    if (refusal !== undefined) {
+      // A refused block never ran, so its error says nothing about its siblings.
+      stoppedByEngine.add(call)
+      finish(call, { content: wrapToolUseError(refusal), isError: true })
+    } else if (stopReason) {
+      stop(call, stopReason.kind === 'cancel' ? { kind: 'already-aborted' } : stopReason)
+    } else if (immediateError !== undefined) {
+      finish(call, { content: immediateError, isError: true })
+    }
+  }
+
+  function scheduleKick(): void {
+    if (kickScheduled) return
+    kickScheduled = true
+    queueMicrotask(kick)
+  }
+
+  return {
+    addToolUse(block: ToolUseBlock, addOptions?: { refuseWith?: string }): void {
+      if (yielder.inputEnded) throw new Error('addToolUse after endInput: the run takes no more blocks')
+      if (ids.has(block.id)) throw new Error(`Duplicate tool_use id: ${block.id}`)
+      ids.add(block.id)
+      const call: TrackedCall = {
+        index: calls.length,
+        block,
+        controller: new AbortController(),
+        safe: false,
+        status: 'queued',
+      }
+      if (addOptions?.refuseWith !== undefined) refusals.set(call, addOptions.refuseWith)
+      calls.push(call)
+      scheduleKick()
+    },
+    endInput(): void {
+      yielder.inputEnded = true
+      scheduleKick()
+    },
+    cancel(mode: CancelMode = 'cancel'): void {
+      cancelled = true
+      const onlyCancellable = (call: TrackedCall) => call.tool?.interruptBehavior?.() === 'cancel'
+      stopAll({ kind: 'cancel' }, mode === 'interrupt' ? onlyCancellable : undefined)
+    },
+    results: () => yielder.results(),
+    finished: yielder.finished,
+  }
+}

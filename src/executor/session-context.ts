@@ -1,0 +1,33 @@
+import type { ContextModifier, Tools, ToolUseContext } from '../tool/tool.js'
+import type { SessionContext } from './run-executor-types.js'
+
+type CallFields = { runId: string; toolUseId: string; abortSignal: AbortSignal; tools: Tools }
+
+/** Written out rather than spread: this runs once per call and spreads showed in profiles. */
+export function toCallContext(session: SessionContext, fields: CallFields): ToolUseContext {
+  return {
+    tenant: session.tenant,
+    sessionId: session.sessionId,
+    cwd: session.cwd,
+    permissionContext: session.permissionContext,
+    readFileState: session.readFileState,
+    todos: session.todos,
+    blobs: session.blobs,
+    environment: session.environment,
+    runId: fields.runId,
+    toolUseId: fields.toolUseId,
+    abortSignal: fields.abortSignal,
+    tools: fields.tools,
+  }
+}
+
+/** Applies a tool's context modifier to the session state and keeps only what a session owns. */
+export function applyContextModifier(
+  session: SessionContext,
+  modifier: ContextModifier,
+  fields: Omit<CallFields, 'toolUseId' | 'abortSignal'>,
+): SessionContext {
+  const next = modifier(toCallContext(session, { ...fields, toolUseId: '', abortSignal: new AbortController().signal }))
+  const { tenant, sessionId, cwd, permissionContext, readFileState, todos, blobs, environment } = next
+  return { tenant, sessionId, cwd, permissionContext, readFileState, todos, blobs, environment }
+}

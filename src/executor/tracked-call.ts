@@ -1,0 +1,56 @@
+import type { ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
+import type { BlobRef } from '../results/blob-store.js'
+import type { AnyTool } from '../tool/tool.js'
+import type { CallOutcome } from './call-pipeline.js'
+
+/** queued → executing → completed → yielded (SPEC §6); `completed` means the outcome is known. */
+export type CallStatus = 'queued' | 'executing' | 'completed' | 'yielded'
+
+export type TrackedCall = {
+  readonly index: number
+  readonly block: ToolUseBlock
+  readonly controller: AbortController
+  tool?: AnyTool
+  parsedInput?: { [key: string]: unknown }
+  /** Decided once at queue time: parsed input AND isConcurrencySafe(parsed) without throwing. */
+  safe: boolean
+  status: CallStatus
+  startedAt?: number
+  outcome?: CallOutcome
+  /** The block after the per-tool size threshold; set before the call may be yielded. */
+  result?: ToolResultBlock
+  blob?: BlobRef
+  /** Whether the per-run budget may persist this result (false for Read, errors, images, blobs). */
+  budgetExempt?: boolean
+  timer?: NodeJS.Timeout
+  /** Called right after the executor aborts this call (see settleOrAbort). */
+  onAbort?: () => void
+}
+
+/** Every abort goes through here, so the executor can stop waiting without signal listeners. */
+export function abortCall(call: TrackedCall, reason: unknown): void {
+  if (call.controller.signal.aborted) return
+  call.controller.abort(reason)
+  call.onAbort?.()
+}
+
+/** Classifies a call for scheduling; a throwing `isConcurrencySafe` counts as unsafe. */
+export function isCallConcurrencySafe(tool: AnyTool, input: { [key: string]: unknown }): boolean {
+  try {
+    return tool.isConcurrencySafe(input) === true
+  } catch {
+    return false
+  }
+}
+
+/** What is executing right now, kept as counters so scheduling stays O(1) per decision. */
+export type ExecutingSet = { count: number; unsafe: number }
+
+/**
+ * The scheduling rule: a safe call may start when nothing runs or only safe calls run (and the
+ * cap has room); an unsafe call runs alone.
+ */
+export function canStart(call: TrackedCall, executing: ExecutingSet, maxConcurrency: number): boolean {
+  if (executing.count === 0) return true
+  return call.safe && executing.count < maxConcurrency && executing.unsafe === 0
+}
