@@ -61,3 +61,11 @@ export function updatePermissionContext(
 export function rulesOf(rules: DeepImmutable<RulesBySource>): string[] {
   return RULE_SOURCES.flatMap((source) => [...(rules[source] ?? [])])
 }
+
+/**
+ * The mode decisions use: `bypassPermissions` counts only while the operator allows it; a
+ * context that carries it anyway (e.g. set by a context modifier) behaves as `default`.
+ */
+export function effectivePermissionMode(context: ToolPermissionContext): PermissionMode {
+  return context.mode === 'bypassPermissions' && !context.isBypassPermissionsModeAvailable ? 'default' : context.mode
+}

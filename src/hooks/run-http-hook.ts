@@ -1,0 +1,46 @@
+import { type HookVerdict, parseHookOutput, verdictFromOutput } from './hook-output.js'
+import type { HookRun, HookRunOptions } from './hook-run.js'
+import type { HttpHook } from './hooks-config-schema.js'
+
+/** `$NAME` and `${NAME}` in header values, replaced only for names the operator listed. */
+function interpolateHeaders(hook: HttpHook, env: NodeJS.ProcessEnv): Record<string, string> {
+  const allowed = new Set(hook.allowedEnvVars ?? [])
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(hook.headers ?? {})) {
+    headers[name] = value.replace(
+      /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+      (whole, braced, bare) => {
+        const variable = (braced ?? bare) as string
+        return allowed.has(variable) ? (env[variable] ?? '') : whole
+      },
+    )
+  }
+  return headers
+}
+
+/**
+ * POSTs the event JSON to an HTTP hook and reads its answer like a command hook's stdout:
+ * a 2xx body with JSON decides, an empty body is no opinion. Other statuses, network errors and
+ * the timeout are non-blocking errors. Never rejects.
+ */
+export async function runHttpHook(hook: HttpHook, options: HookRunOptions): Promise<HookRun> {
+  const timeout = AbortSignal.timeout(options.timeoutMs)
+  try {
+    const response = await fetch(hook.url, {
+      method: 'POST',
+      headers: { ...interpolateHeaders(hook, options.env), 'content-type': 'application/json' },
+      body: options.payload,
+      signal: AbortSignal.any([timeout, options.signal]),
+      redirect: 'error',
+    })
+    const body = await response.text()
+    if (!response.ok) return { ok: false, error: `answered HTTP ${response.status}` }
+    const output = parseHookOutput(body)
+    const verdict: HookVerdict = output ? verdictFromOutput(output, options.event) : {}
+    return { ok: true, verdict }
+  } catch (error) {
+    if (timeout.aborted) return { ok: false, error: `timed out after ${options.timeoutMs} ms` }
+    if (options.signal.aborted) return { ok: false, error: 'aborted because the call was cancelled' }
+    return { ok: false, error: (error as Error).message }
+  }
+}

@@ -1,0 +1,83 @@
+import { observableCopy, parseToolInput, stripInternalKeys } from '../executor/parse-tool-input.js'
+import type { PermissionGate, PermissionRequest } from '../executor/permission-port.js'
+import { REJECT_MESSAGE, wrapToolUseError } from '../executor/tool-error-messages.js'
+import { decidePermission } from './decide-permission.js'
+import { permissionMessages as messages } from './permission-messages.js'
+import type { PermissionAnswer, PermissionPrompter } from './permission-prompter.js'
+import type { PermissionDecision } from './permission-result.js'
+
+export type PermissionGateOptions = {
+  /** Who answers asks; without one every ask is denied as "no approver is connected". */
+  prompter?: PermissionPrompter
+  /** How long the prompter waits for an answer; used to word the timeout denial. */
+  timeoutMs: number
+}
+
+const deny = (message: string): PermissionDecision => ({ behavior: 'deny', message, decisionReason: { type: 'user' } })
+
+/** Resolves with the answer, or with `undefined` once the run is cancelled. */
+function answerOrAbort(promise: Promise<PermissionAnswer>, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined)
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
+/**
+ * Input the approver edited is parsed with the tool's schema, validated by `validateInput`, and
+ * checked again by the rules with no hook opinion: a deny rule (or the tool's own deny, or plan
+ * mode) still wins over the approver.
+ */
+async function allowEditedInput(request: PermissionRequest, edited: unknown): Promise<PermissionDecision> {
+  const { tool, context } = request
+  const parsed = parseToolInput(tool, edited)
+  if (!parsed.ok) return deny(parsed.message)
+  const input = stripInternalKeys(tool, parsed.data)
+  const validation = (await tool.validateInput?.(input, context)) ?? { result: true }
+  if (!validation.result) return deny(wrapToolUseError(validation.message))
+  const recheck = await decidePermission({ tool, input: observableCopy(tool, input), context })
+  if (recheck.behavior === 'deny') return recheck
+  return { behavior: 'allow', updatedInput: input, decisionReason: { type: 'user' } }
+}
+
+/**
+ * The PermissionGate the executor calls at step 6: the rules engine first, and for an ask the
+ * prompter (the run layer's `permission.requested` / `permission.resolved` round trip).
+ * Every way an ask can end without an approval is a deny whose text says why.
+ */
+export function createPermissionGate(options: PermissionGateOptions): PermissionGate {
+  if (!Number.isFinite(options?.timeoutMs) || options.timeoutMs < 0) {
+    throw new TypeError('createPermissionGate: `timeoutMs` must be a non-negative number')
+  }
+  const { prompter, timeoutMs } = options
+  return {
+    async decide(request) {
+      const check = await decidePermission(request)
+      if (check.behavior !== 'ask') return check
+      const name = request.tool.name
+      if (!prompter) return deny(messages.deniedNoApprover(name))
+      let answer: PermissionAnswer | undefined
+      try {
+        const prompt = {
+          toolUseId: request.context.toolUseId,
+          tool: name,
+          input: request.input,
+          message: check.message,
+        }
+        answer = await answerOrAbort(prompter.request(prompt), request.context.abortSignal)
+      } catch (error) {
+        return deny(messages.deniedPromptFailed(name, error instanceof Error ? error.message : String(error)))
+      }
+      if (answer === undefined) return deny(REJECT_MESSAGE)
+      if ('timedOut' in answer) return deny(messages.deniedTimeout(name, timeoutMs))
+      if ('noApprover' in answer) return deny(messages.deniedNoApprover(name))
+      if (answer.decision === 'deny') {
+        return deny(answer.message?.trim() ? answer.message : messages.deniedByApprover(name))
+      }
+      if (answer.updatedInput === undefined) return { behavior: 'allow', decisionReason: { type: 'user' } }
+      return allowEditedInput(request, answer.updatedInput)
+    },
+  }
+}

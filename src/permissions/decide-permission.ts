@@ -1,0 +1,149 @@
+import path from 'node:path'
+import type { PermissionRequest } from '../executor/permission-port.js'
+import type { AnyTool, ToolUseContext } from '../tool/tool.js'
+import { bashPathArguments } from './bash-path-arguments.js'
+import { findMatchingRule, type RuleSubject } from './find-matching-rule.js'
+import { effectivePermissionMode } from './permission-context.js'
+import { permissionMessages as messages } from './permission-messages.js'
+import type { PermissionAllow, PermissionAsk, PermissionDecisionReason, PermissionDeny } from './permission-result.js'
+import type { PermissionRule } from './permission-rule.js'
+import { isInsideDirectories, resolveRealPath, resolveToolPath } from './resolve-tool-path.js'
+import { EDIT_FILE_TOOLS } from './rule-covers-tool.js'
+
+/** What the rules say before anyone is asked: allow, deny, or ask an approver. */
+export type PermissionCheck = PermissionAllow | PermissionDeny | PermissionAsk
+
+type DecideRequest = Omit<PermissionRequest, 'hookOutcome'> & { hookOutcome?: PermissionRequest['hookOutcome'] }
+
+const ruleReason = (rule: PermissionRule): PermissionDecisionReason => ({
+  type: 'rule',
+  rule: rule.text,
+  source: rule.source,
+})
+
+function isReadOnly(tool: AnyTool, input: { [key: string]: unknown }): boolean {
+  try {
+    return tool.isReadOnly(input) === true
+  } catch {
+    return false // a tool that cannot tell is treated as writing
+  }
+}
+
+/** Session cwd and additional directories, real paths; `withBlobs` adds the read-only blob dir. */
+async function workingDirectories(context: ToolUseContext, cwd: string, withBlobs: boolean): Promise<string[]> {
+  // Additional directories were made real when the session was created (re-resolving them now
+  // would follow a symlink planted since); the blob directory is the service's own.
+  const directories = [
+    cwd,
+    ...context.permissionContext.additionalWorkingDirectories.map((directory) => path.resolve(directory)),
+  ]
+  const blobs = context.environment?.blobDirectory
+  if (withBlobs && blobs) directories.push(await resolveRealPath(blobs))
+  return directories
+}
+
+// A read-only Bash command whose paths cannot be read is never auto-allowed.
+const UNKNOWN_PATHS = Symbol('unknown paths')
+
+/** The first path a read-only call touches outside the working directories, if any. */
+async function pathOutside(
+  subject: RuleSubject,
+  context: ToolUseContext,
+): Promise<string | typeof UNKNOWN_PATHS | undefined> {
+  const directories = await workingDirectories(context, subject.cwd, true)
+  if (subject.path) return isInsideDirectories(subject.path.absolute, directories) ? undefined : subject.path.absolute
+  const command = subject.input.command
+  if (subject.tool.name !== 'Bash' || typeof command !== 'string') return undefined
+  const paths = bashPathArguments(command, subject.cwd)
+  if (paths === null) return UNKNOWN_PATHS
+  for (const candidate of paths) {
+    const real = await resolveRealPath(candidate)
+    if (!isInsideDirectories(real, directories)) return candidate
+  }
+  return undefined
+}
+
+/**
+ * The rules engine (SPEC §7). In order:
+ * 1. deny: a deny rule, a blocking or denying PreToolUse hook, the tool's own deny;
+ * 2. plan mode denies every call that is not read-only;
+ * 3. ask: an ask rule or a hook `ask` (even in bypassPermissions mode);
+ * 4. bypassPermissions mode (only while the operator allows it) allows;
+ * 5. allow: an allow rule, a hook `allow`, the tool's own allow;
+ * 6. no rule: read-only calls inside the working directories (the blob directory included) and,
+ *    in acceptEdits mode, Edit/Write inside them are allowed; everything else asks.
+ * An ask becomes a deny in dontAsk mode or when the context avoids prompts.
+ */
+export async function decidePermission(request: DecideRequest): Promise<PermissionCheck> {
+  const { tool, input, context } = request
+  const hook = request.hookOutcome ?? {}
+  const permissionContext = context.permissionContext
+  const mode = effectivePermissionMode(permissionContext)
+  const cwd = await resolveRealPath(context.cwd)
+  const subject: RuleSubject = { tool, input, cwd, path: await resolveToolPath(tool, input, cwd) }
+  const name = tool.name
+
+  const denyRule = findMatchingRule(permissionContext, subject, 'deny')
+  if (denyRule) return { behavior: 'deny', message: messages.deniedByRule(name), decisionReason: ruleReason(denyRule) }
+  const hookDenial =
+    hook.blockingReason ?? (hook.permissionDecision === 'deny' ? (hook.permissionDecisionReason ?? '') : undefined)
+  if (hookDenial !== undefined) {
+    return {
+      behavior: 'deny',
+      message: messages.deniedByHook(name, hookDenial || undefined),
+      decisionReason: { type: 'hook', reason: hookDenial },
+    }
+  }
+  const own = await tool.checkPermissions(input, context)
+  if (own.behavior === 'deny') return own
+  const readOnly = isReadOnly(tool, input)
+  if (mode === 'plan' && !readOnly) {
+    return { behavior: 'deny', message: messages.deniedInPlanMode(name), decisionReason: { type: 'mode', mode } }
+  }
+
+  const finishAsk = (ask: PermissionAsk): PermissionCheck => {
+    if (mode === 'dontAsk')
+      return { behavior: 'deny', message: messages.deniedDontAsk(name), decisionReason: { type: 'mode', mode } }
+    if (permissionContext.shouldAvoidPermissionPrompts) {
+      return { behavior: 'deny', message: messages.deniedNoPrompts(name), decisionReason: ask.decisionReason }
+    }
+    return ask
+  }
+  const askRule = findMatchingRule(permissionContext, subject, 'ask')
+  if (askRule)
+    return finishAsk({
+      behavior: 'ask',
+      message: messages.askByRule(name, askRule.text),
+      decisionReason: ruleReason(askRule),
+    })
+  if (hook.permissionDecision === 'ask') {
+    const reason = hook.permissionDecisionReason
+    return finishAsk({
+      behavior: 'ask',
+      message: messages.askByHook(name, reason),
+      decisionReason: { type: 'hook', reason },
+    })
+  }
+
+  if (mode === 'bypassPermissions') return { behavior: 'allow', decisionReason: { type: 'mode', mode } }
+  const allowRule = findMatchingRule(permissionContext, subject, 'allow')
+  if (allowRule) return { behavior: 'allow', decisionReason: ruleReason(allowRule) }
+  if (hook.permissionDecision === 'allow') {
+    return { behavior: 'allow', decisionReason: { type: 'hook', reason: hook.permissionDecisionReason } }
+  }
+  if (own.behavior === 'allow') return own
+  if (own.behavior === 'ask') return finishAsk(own)
+
+  const outside = readOnly ? await pathOutside(subject, context) : undefined
+  if (readOnly && outside === undefined) {
+    return { behavior: 'allow', decisionReason: { type: 'other', reason: 'read-only inside the working directories' } }
+  }
+  if (mode === 'acceptEdits' && EDIT_FILE_TOOLS.has(name) && subject.path) {
+    const directories = await workingDirectories(context, cwd, false)
+    if (isInsideDirectories(subject.path.absolute, directories))
+      return { behavior: 'allow', decisionReason: { type: 'mode', mode } }
+  }
+  const message =
+    typeof outside === 'string' ? messages.askOutsideWorkingDirectories(name, outside) : messages.askNoRule(name)
+  return finishAsk({ behavior: 'ask', message })
+}

@@ -1,0 +1,24 @@
+/** What the approver is shown: the `permission.requested` event's payload, minus the request id. */
+export type PermissionPrompt = {
+  toolUseId: string
+  tool: string
+  input: { [key: string]: unknown }
+  message: string
+}
+
+/** How an ask ended. `updatedInput` replaces the call's input (re-validated and re-checked). */
+export type PermissionAnswer =
+  | { decision: 'allow'; updatedInput?: { [key: string]: unknown } }
+  | { decision: 'deny'; message?: string }
+  | { timedOut: true }
+  | { noApprover: true }
+
+/**
+ * The run layer's side of an ask: it emits `permission.requested` with a request id, waits for
+ * a `permission.response` frame or `POST /v1/runs/{id}/permissions/{request_id}` up to the
+ * timeout, emits `permission.resolved`, and resolves with the answer. It never throws for a
+ * missing answer: it resolves `{ timedOut: true }` or `{ noApprover: true }` instead.
+ */
+export interface PermissionPrompter {
+  request(prompt: PermissionPrompt): Promise<PermissionAnswer>
+}

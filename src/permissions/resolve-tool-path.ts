@@ -1,0 +1,84 @@
+import { realpathSync } from 'node:fs'
+import { realpath, stat } from 'node:fs/promises'
+import path from 'node:path'
+import type { AnyTool } from '../tool/tool.js'
+
+export type ResolvedToolPath = { absolute: string; isDirectory: boolean }
+
+/**
+ * Resolves symlinks through the longest existing ancestor, so a link inside the workspace that
+ * points outside it is judged by where it points. Missing tails (a file Write will create)
+ * are appended unchanged.
+ */
+export async function resolveRealPath(target: string): Promise<string> {
+  const absolute = path.resolve(target)
+  let existing = absolute
+  const missing: string[] = []
+  for (;;) {
+    try {
+      return path.join(await realpath(existing), ...missing)
+    } catch {
+      const parent = path.dirname(existing)
+      if (parent === existing) return absolute
+      missing.unshift(path.basename(existing))
+      existing = parent
+    }
+  }
+}
+
+/** Synchronous resolveRealPath, for setup code (session creation) that is not async. */
+export function resolveRealPathSync(target: string): string {
+  const absolute = path.resolve(target)
+  let existing = absolute
+  const missing: string[] = []
+  for (;;) {
+    try {
+      return path.join(realpathSync(existing), ...missing)
+    } catch {
+      const parent = path.dirname(existing)
+      if (parent === existing) return absolute
+      missing.unshift(path.basename(existing))
+      existing = parent
+    }
+  }
+}
+
+async function isDirectory(target: string): Promise<boolean> {
+  try {
+    return (await stat(target)).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+// Searches without a path run in the session cwd.
+const SEARCH_TOOLS = new Set(['Glob', 'Grep'])
+
+/**
+ * The path a call touches (the tool's `getPath(input)`, relative to the session cwd), resolved
+ * and real; undefined when the tool names no path. Glob and Grep default to the cwd.
+ */
+export async function resolveToolPath(
+  tool: AnyTool,
+  input: { [key: string]: unknown },
+  cwd: string,
+): Promise<ResolvedToolPath | undefined> {
+  let target: string | undefined
+  try {
+    target = tool.getPath?.(input)
+  } catch {
+    target = undefined
+  }
+  if ((target === undefined || target === '') && SEARCH_TOOLS.has(tool.name)) target = cwd
+  if (target === undefined || target === '') return undefined
+  const absolute = await resolveRealPath(path.resolve(cwd, target))
+  return { absolute, isDirectory: await isDirectory(absolute) }
+}
+
+/** Is `target` one of `directories` or inside one? All paths absolute and resolved. */
+export function isInsideDirectories(target: string, directories: readonly string[]): boolean {
+  return directories.some((directory) => {
+    const relative = path.relative(directory, target)
+    return relative === '' || !(relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative))
+  })
+}

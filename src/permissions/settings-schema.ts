@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs'
+import { z } from 'zod'
+import { HooksConfigSchema } from '../hooks/hooks-config-schema.js'
+import { PERMISSION_MODES } from './permission-context.js'
+import { PermissionRuleSyntaxError, parsePermissionRule } from './permission-rule.js'
+
+/** A rule string that parses (`Bash(npm run test:*)`); MCP rules take no content. */
+export const PermissionRuleStringSchema = z.string().superRefine((text, context) => {
+  try {
+    const rule = parsePermissionRule(text)
+    if (rule.toolName.startsWith('mcp__') && rule.ruleContent !== undefined) {
+      context.addIssue({ code: 'custom', message: `MCP rules take no content: write ${JSON.stringify(rule.toolName)}` })
+    }
+  } catch (error) {
+    if (!(error instanceof PermissionRuleSyntaxError)) throw error
+    context.addIssue({ code: 'custom', message: error.message })
+  }
+})
+
+export const PermissionsSettingsSchema = z
+  .strictObject({
+    allow: z.array(PermissionRuleStringSchema).optional(),
+    deny: z.array(PermissionRuleStringSchema).optional(),
+    ask: z.array(PermissionRuleStringSchema).optional(),
+    /** The mode of sessions that do not ask for one. */
+    defaultMode: z.enum(PERMISSION_MODES).optional(),
+    /** `"disable"`: no session may use bypassPermissions. */
+    disableBypassPermissionsMode: z.literal('disable').optional(),
+  })
+  .superRefine((permissions, context) => {
+    if (permissions.defaultMode === 'bypassPermissions' && permissions.disableBypassPermissionsMode === 'disable') {
+      context.addIssue({
+        code: 'custom',
+        path: ['defaultMode'],
+        message: 'cannot be bypassPermissions while disableBypassPermissionsMode is "disable"',
+      })
+    }
+  })
+export type PermissionsSettings = z.infer<typeof PermissionsSettingsSchema>
+
+/** The operator settings file named by TOOLEXEC_SETTINGS. Unknown keys are errors (typos). */
+export const SettingsSchema = z.strictObject({
+  $schema: z.string().optional(),
+  permissions: PermissionsSettingsSchema.optional(),
+  hooks: HooksConfigSchema.optional(),
+  /** Owned by the MCP client, which validates the entries itself. */
+  mcpServers: z.record(z.string(), z.unknown()).optional(),
+})
+export type Settings = z.infer<typeof SettingsSchema>
+
+export class SettingsError extends Error {
+  override name = 'SettingsError'
+}
+
+function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.reduce<string>((out, key) => {
+    if (typeof key === 'number') return `${out}[${key}]`
+    return out === '' ? String(key) : `${out}.${String(key)}`
+  }, '')
+}
+
+/** Validates an already parsed settings object; the error names each bad field. */
+export function parseSettings(value: unknown, origin = 'settings'): Settings {
+  const result = SettingsSchema.safeParse(value)
+  if (result.success) return result.data
+  const lines = result.error.issues.map((issue) => {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => formatPath([...issue.path, key])) : []
+    const where = keys.length > 0 ? keys.join(', ') : formatPath(issue.path) || '(root)'
+    return `  - ${where}: ${issue.message}`
+  })
+  throw new SettingsError(`Invalid settings in ${origin}:\n${lines.join('\n')}`)
+}
+
+/**
+ * Reads and validates the settings file (TOOLEXEC_SETTINGS) once at start. Every failure —
+ * unreadable file, bad JSON, bad field — is a SettingsError whose message names the file and,
+ * for bad fields, each field's path (`permissions.deny[2]`, `hooks.PreToolUse[0].matcher`).
+ */
+export function loadSettings(path: string): Settings {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new SettingsError(`Cannot read settings file ${path}: ${(error as Error).message}`)
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw new SettingsError(`Settings file ${path} is not valid JSON: ${(error as Error).message}`)
+  }
+  return parseSettings(json, path)
+}

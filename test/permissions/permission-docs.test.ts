@@ -1,0 +1,48 @@
+// Pins docs/permissions.md against the code: every text is listed, and the example settings load.
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { permissionMessages } from '../../src/permissions/permission-messages.js'
+import { parseSettings } from '../../src/permissions/settings-schema.js'
+
+const docs = readFileSync(new URL('../../docs/permissions.md', import.meta.url), 'utf8')
+
+// Each text rendered with the placeholders the docs use; a new text must be added here and there.
+const renderings: Record<keyof typeof permissionMessages, string[]> = {
+  deniedByRule: [permissionMessages.deniedByRule('NAME')],
+  deniedByHook: [permissionMessages.deniedByHook('NAME', 'REASON'), permissionMessages.deniedByHook('NAME')],
+  deniedInPlanMode: [permissionMessages.deniedInPlanMode('NAME')],
+  deniedDontAsk: [permissionMessages.deniedDontAsk('NAME')],
+  deniedNoPrompts: [permissionMessages.deniedNoPrompts('NAME')],
+  deniedNoApprover: [permissionMessages.deniedNoApprover('NAME')],
+  deniedTimeout: [permissionMessages.deniedTimeout('NAME', 0).replace('0 ms', 'N ms')],
+  deniedByApprover: [permissionMessages.deniedByApprover('NAME')],
+  deniedPromptFailed: [permissionMessages.deniedPromptFailed('NAME', 'REASON')],
+  askByRule: [permissionMessages.askByRule('NAME', 'RULE')],
+  askByHook: [permissionMessages.askByHook('NAME', 'REASON'), permissionMessages.askByHook('NAME')],
+  askOutsideWorkingDirectories: [permissionMessages.askOutsideWorkingDirectories('NAME', 'PATH')],
+  askNoRule: [permissionMessages.askNoRule('NAME')],
+}
+
+describe('docs/permissions.md', () => {
+  it('keeps the SPEC text for a deny rule', () => {
+    expect(permissionMessages.deniedByRule('Bash')).toBe('Permission to use Bash has been denied.')
+  })
+
+  it.each(Object.entries(renderings).flatMap(([key, texts]) => texts.map((text) => [key, text])))(
+    'lists %s: %s',
+    (_key, text) => {
+      expect(docs).toContain(`- \`${text}\``)
+    },
+  )
+
+  it('has a rendering for every text in the catalogue', () => {
+    expect(Object.keys(renderings).sort()).toEqual(Object.keys(permissionMessages).sort())
+  })
+
+  it('shows an example settings file that loads', () => {
+    const example = /### Example settings\s+```json\n([\s\S]*?)\n```/.exec(docs)?.[1]
+    expect(example).toBeDefined()
+    const settings = parseSettings(JSON.parse(example as string), 'docs/permissions.md')
+    expect(settings.permissions?.deny).toContain('Bash(rm:*)')
+  })
+})
