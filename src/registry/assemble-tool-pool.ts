@@ -1,6 +1,6 @@
+import { filterToolsByDenyRules } from '../permissions/filter-tools-by-deny-rules.js'
 import type { ToolPermissionContext } from '../permissions/permission-context.js'
 import type { AnyTool, Tools } from '../tool/tool.js'
-import { filterToolsByDenyRules } from '../permissions/filter-tools-by-deny-rules.js'
 
 /** Only these survive simple mode (`CLAUDE_CODE_SIMPLE`). */
 export const SIMPLE_MODE_TOOLS: ReadonlySet<string> = new Set(['Bash', 'Read', 'Edit'])
