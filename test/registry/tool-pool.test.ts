@@ -90,3 +90,13 @@ describe('API definitions', () => {
     expect(definitions[2]).not.toHaveProperty('defer_loading')
   })
 })
+
+describe('getAllBaseTools', () => {
+  it('lists every built-in, and drops ToolSearch when the flag turns it off', async () => {
+    const { getAllBaseTools } = await import('../../src/registry/get-all-base-tools.js')
+    expect(names(getAllBaseTools()).sort()).toEqual(
+      ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'TodoWrite', 'ToolSearch', 'Write'].sort(),
+    )
+    expect(names(getAllBaseTools({ toolSearch: false }))).not.toContain('ToolSearch')
+  })
+})

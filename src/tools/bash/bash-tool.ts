@@ -1,0 +1,132 @@
+import { stat } from 'node:fs/promises'
+import { z } from 'zod'
+import type { BlobRef } from '../../results/blob-store.js'
+import { buildPreview, persistedOutputMessage } from '../../results/persisted-output.js'
+import { resultBlobId } from '../../results/result-blob-id.js'
+import { buildTool } from '../../tool/build-tool.js'
+import type { ToolCallProgress, ToolUseContext } from '../../tool/tool.js'
+import { resolveRealPath } from '../shared/resolve-real-path.js'
+import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_RESULT_CHARS, BASH_MAX_TIMEOUT_MS, BASH_TOOL_NAME } from './bash-limits.js'
+import { BASH_PROMPT } from './bash-prompt.js'
+import { isReadOnlyCommand } from './is-read-only-command.js'
+import { type CollectedOutput, createOutputCollector } from './output-collector.js'
+import { runShellCommand } from './run-shell-command.js'
+import type { SandboxLayout } from './sandbox.js'
+
+export const BashInputSchema = z.strictObject({
+  command: z.string().describe('The bash command to run'),
+  timeout: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(`Timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, at most ${BASH_MAX_TIMEOUT_MS})`),
+  description: z.string().optional().describe('What the command does, in 5–10 words (e.g. "List files in src")'),
+})
+export type BashInput = z.infer<typeof BashInputSchema>
+
+/** The merged output inline, or (past the threshold) the blob holding all of it and its start. */
+export type BashOutput = { output: string; exitCode: number; blob?: BlobRef; bytes: number }
+
+export const MULTI_TENANT_WITHOUT_SANDBOX_MESSAGE =
+  'Bash is disabled: this service serves several tenants and no sandbox (bubblewrap) is available, so commands cannot be isolated. Use the other tools.'
+
+function displayText(collected: CollectedOutput): string {
+  if (!collected.spilled) return collected.text.replace(/\n+$/, '')
+  const { preview, hasMore } = buildPreview(collected.head)
+  return persistedOutputMessage({ path: collected.blob.path, size: collected.blob.size, preview, hasMore })
+}
+
+async function sandboxLayout(context: ToolUseContext): Promise<SandboxLayout> {
+  const candidates = [context.cwd, ...context.permissionContext.additionalWorkingDirectories]
+  const writable = await Promise.all(candidates.map((directory) => resolveRealPath(directory)))
+  // bwrap refuses to bind a missing source; a working directory that does not exist has nothing to show.
+  const existing = await Promise.all(
+    writable.map((directory) =>
+      stat(directory).then(
+        (s) => s.isDirectory(),
+        () => false,
+      ),
+    ),
+  )
+  return {
+    cwd: await resolveRealPath(context.cwd),
+    writableDirectories: writable.filter((_directory, index) => existing[index]),
+    readOnlyDirectories: [await resolveRealPath(context.environment.blobDirectory)],
+  }
+}
+
+function failure(message: string, output: string): Error {
+  return Object.assign(new Error(message), { stdout: output })
+}
+
+export const BashTool = buildTool({
+  name: BASH_TOOL_NAME,
+  searchHint: 'run shell commands in the working directory',
+  inputSchema: BashInputSchema,
+  maxResultSizeChars: BASH_MAX_RESULT_CHARS,
+  internalInputKeys: ['_simulatedSedEdit'],
+  isReadOnly: (input: BashInput) => isReadOnlyCommand(input.command),
+  isConcurrencySafe: (input: BashInput) => isReadOnlyCommand(input.command),
+  async description(input: BashInput) {
+    return input.description ?? 'Run a shell command'
+  },
+  async prompt() {
+    return BASH_PROMPT
+  },
+  userFacingName: () => BASH_TOOL_NAME,
+  async validateInput(input: BashInput, context) {
+    if (context.environment.multiTenant && context.environment.sandbox !== 'bwrap') {
+      return { result: false, message: MULTI_TENANT_WITHOUT_SANDBOX_MESSAGE }
+    }
+    if (input.command.trim() === '') return { result: false, message: 'The command is empty: give a command to run.' }
+    if (input.timeout !== undefined && input.timeout > BASH_MAX_TIMEOUT_MS) {
+      return {
+        result: false,
+        message: `timeout must be at most ${BASH_MAX_TIMEOUT_MS} ms (10 minutes); got ${input.timeout}. Use a smaller timeout or split the work.`,
+      }
+    }
+    return { result: true }
+  },
+  async call(input: BashInput, context, _canUseTool, _parentMessage, onProgress?: ToolCallProgress) {
+    // Checked again here: nothing may run unsandboxed for several tenants, whatever called us.
+    if (context.environment.multiTenant && context.environment.sandbox !== 'bwrap') {
+      throw new Error(MULTI_TENANT_WITHOUT_SANDBOX_MESSAGE)
+    }
+    if (context.abortSignal.aborted) throw new Error('Command was aborted before it started.')
+    const timeoutMs = Math.min(input.timeout ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS)
+    const output = createOutputCollector({
+      thresholdChars: BASH_MAX_RESULT_CHARS,
+      openBlob: () =>
+        context.blobs.openWriteStream(context.tenant, `${resultBlobId(context.runId, context.toolUseId)}.txt`),
+      onProgress: onProgress ? (progress) => onProgress(progress) : undefined,
+    })
+    const result = await runShellCommand({
+      command: input.command,
+      cwd: context.cwd,
+      timeoutMs,
+      signal: context.abortSignal,
+      output,
+      sandbox: context.environment.sandbox === 'bwrap' ? await sandboxLayout(context) : null,
+    })
+    const collected = await output.result()
+    const text = displayText(collected)
+    if (result.timedOut) {
+      throw failure(
+        `Command timed out after ${timeoutMs} ms and was killed (with its whole process group). It may have had partial effects: check the state before retrying.`,
+        text,
+      )
+    }
+    if (result.aborted) {
+      throw failure('Command was aborted before it finished. It may have had partial effects.', text)
+    }
+    if (result.exitCode !== 0) throw failure(`Exit code ${result.exitCode}`, text)
+    const data: BashOutput = collected.spilled
+      ? { output: text, exitCode: 0, blob: collected.blob, bytes: collected.bytes }
+      : { output: text, exitCode: 0, bytes: collected.bytes }
+    return { data }
+  },
+  mapToolResult(data: BashOutput) {
+    return data.blob ? { content: data.output, blob: data.blob } : { content: data.output }
+  },
+})

@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { killProcessGroup } from './kill-process-group.js'
+import type { OutputCollector } from './output-collector.js'
+import { BWRAP_COMMAND, bubblewrapArguments, type SandboxLayout } from './sandbox.js'
+
+export type ShellRunOptions = {
+  command: string
+  cwd: string
+  timeoutMs: number
+  signal: AbortSignal
+  /** Receives stdout and stderr, merged in the order the command wrote them. */
+  output: OutputCollector
+  /** Run inside bubblewrap with this layout; null runs bash directly. */
+  sandbox: SandboxLayout | null
+  env?: NodeJS.ProcessEnv
+}
+
+export type ShellRunResult = {
+  exitCode: number
+  timedOut: boolean
+  aborted: boolean
+}
+
+// The outer bash execs the real one with stderr on stdout: one pipe, so the two streams
+// interleave exactly as written, and error messages read as `bash: line 1: …` as usual.
+const MERGE_STDERR = 'exec bash -c "$1" 2>&1'
+
+/** The service's own settings (API keys, Redis URL) never reach a command's environment. */
+export function commandEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('TOOLEXEC_')))
+}
+
+function signalExitCode(signal: NodeJS.Signals | null): number {
+  const numbers: Record<string, number> = {
+    SIGHUP: 1,
+    SIGINT: 2,
+    SIGQUIT: 3,
+    SIGKILL: 9,
+    SIGSEGV: 11,
+    SIGPIPE: 13,
+    SIGTERM: 15,
+  }
+  return 128 + (signal ? (numbers[signal] ?? 0) : 0)
+}
+
+/**
+ * Runs `bash -c COMMAND` as the leader of its own process group, optionally inside bubblewrap.
+ * On timeout or abort the whole group gets SIGTERM then SIGKILL; when the shell exits, any
+ * background process it left behind is killed the same way. Resolves only once the output is
+ * fully written and the group is gone.
+ */
+export async function runShellCommand(options: ShellRunOptions): Promise<ShellRunResult> {
+  const { output, signal } = options
+  const shell = ['bash', '-c', MERGE_STDERR, 'bash', options.command]
+  const argv = options.sandbox ? [BWRAP_COMMAND, ...bubblewrapArguments(options.sandbox), ...shell] : shell
+  const child = spawn(argv[0] as string, argv.slice(1), {
+    cwd: options.cwd,
+    env: options.env ?? commandEnvironment(),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  // Listened for at once: `close` may come before anything below awaits it.
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
+  const closed = once(child, 'close')
+  closed.catch(() => undefined)
+  let timedOut = false
+  let aborted = false
+  let killing: Promise<void> | undefined
+  const kill = () => {
+    if (child.pid !== undefined) killing ??= killProcessGroup(child.pid)
+  }
+  const timer = setTimeout(() => {
+    timedOut = true
+    kill()
+  }, options.timeoutMs)
+  const onAbort = () => {
+    aborted = true
+    kill()
+  }
+  signal.addEventListener('abort', onAbort, { once: true })
+  if (signal.aborted) onAbort()
+
+  try {
+    child.stdout.pipe(output, { end: false })
+    child.stderr.pipe(output, { end: false })
+    const [code, exitSignal] = await exited
+    // Background jobs would hold the pipe open (and outlive the call): they go with the shell.
+    kill()
+    await Promise.all([closed, killing])
+    output.end()
+    await output.result()
+    return { exitCode: code ?? signalExitCode(exitSignal), timedOut, aborted }
+  } finally {
+    clearTimeout(timer)
+    signal.removeEventListener('abort', onAbort)
+    if (!output.writableEnded) output.destroy()
+  }
+}

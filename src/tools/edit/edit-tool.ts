@@ -1,0 +1,117 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { z } from 'zod'
+import { buildTool } from '../../tool/build-tool.js'
+import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
+import { checkReadBeforeWrite, recordWrite, statIfExists } from '../shared/check-read-before-write.js'
+import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { applyEdit, editSnippet } from './apply-edit.js'
+
+export const EDIT_TOOL_NAME = 'Edit'
+/** Edit holds the file in memory twice; bigger files are for Bash tools. */
+export const MAX_EDIT_FILE_BYTES = 10 * 1024 * 1024
+
+export const EditInputSchema = z.strictObject({
+  file_path: z.string().describe('Absolute path of the file to modify'),
+  old_string: z.string().describe('The exact text to replace (empty only to create a new file)'),
+  new_string: z.string().describe('The text to replace it with (must differ from old_string)'),
+  replace_all: z.boolean().optional().describe('Replace every occurrence of old_string (default false)'),
+})
+export type EditInput = z.infer<typeof EditInputSchema>
+
+export type EditOutput = { filePath: string; replacements: number; created: boolean; snippet: string }
+
+const PROMPT = `Performs an exact string replacement in a file.
+
+- You must have read the file with Read in this session, and it must not have changed since; otherwise the edit is refused and you must Read it again.
+- old_string must match the file exactly, including whitespace and indentation. Read shows each line as a line number, a tab, then the line: never include that prefix in old_string or new_string.
+- The edit fails if old_string occurs more than once: add surrounding lines to make it unique, or set replace_all to replace every occurrence (useful for renaming).
+- old_string and new_string must differ.
+- An empty old_string creates a new file (or fills an empty one) with new_string.
+- Prefer editing existing files to creating new ones.`
+
+type Plan = { ok: true; realPath: string; original: string | null } | { ok: false; message: string }
+
+async function planEdit(input: EditInput, context: ToolUseContext): Promise<Plan> {
+  if (input.old_string === input.new_string) {
+    return { ok: false, message: 'No changes to make: old_string and new_string are exactly the same.' }
+  }
+  let realPath: string
+  try {
+    realPath = await resolveConfinedPath(input.file_path, context, 'write')
+  } catch (error) {
+    if (error instanceof PathConfinementError) return { ok: false, message: error.message }
+    throw error
+  }
+  const stats = await statIfExists(realPath)
+  if (stats === null) {
+    if (input.old_string === '') return { ok: true, realPath, original: null }
+    return { ok: false, message: `File does not exist: ${input.file_path}. The working directory is ${context.cwd}.` }
+  }
+  if (stats.isDirectory()) return { ok: false, message: `${input.file_path} is a directory; give the path of a file.` }
+  if (!stats.isFile()) return { ok: false, message: `${input.file_path} is not a regular file.` }
+  if (stats.size > MAX_EDIT_FILE_BYTES) {
+    return { ok: false, message: `${input.file_path} is ${stats.size} bytes, too large for Edit. Use Bash instead.` }
+  }
+  const fresh: ValidationResult = checkReadBeforeWrite(realPath, input.file_path, stats, context)
+  if (!fresh.result) return { ok: false, message: fresh.message }
+  const original = await readFile(realPath, 'utf8')
+  if (input.old_string === '' && original !== '') {
+    return {
+      ok: false,
+      message: `Cannot create ${input.file_path}: it already exists and is not empty. Give the text to replace in old_string.`,
+    }
+  }
+  return { ok: true, realPath, original }
+}
+
+export const EditTool = buildTool({
+  name: EDIT_TOOL_NAME,
+  searchHint: 'replace exact text in a file',
+  inputSchema: EditInputSchema,
+  maxResultSizeChars: 100_000,
+  async description() {
+    return 'Replace exact text in a file'
+  },
+  async prompt() {
+    return PROMPT
+  },
+  userFacingName: () => 'Edit',
+  getPath: (input: EditInput) => input.file_path,
+  async validateInput(input: EditInput, context) {
+    const plan = await planEdit(input, context)
+    if (!plan.ok) return { result: false, message: plan.message }
+    if (plan.original === null || input.old_string === '') return { result: true }
+    const outcome = applyEdit(plan.original, edit(input), input.file_path)
+    return outcome.ok ? { result: true } : { result: false, message: outcome.message }
+  },
+  async call(input: EditInput, context) {
+    // Planned again: the file may have changed between validation and the call.
+    const plan = await planEdit(input, context)
+    if (!plan.ok) throw new Error(plan.message)
+    if (plan.original !== null && input.old_string !== '') {
+      const outcome = applyEdit(plan.original, edit(input), input.file_path)
+      if (!outcome.ok) throw new Error(outcome.message)
+      await writeFile(plan.realPath, outcome.content)
+      await recordWrite(plan.realPath, context)
+      const snippet = editSnippet(outcome.content, outcome.firstIndex, outcome.insertedLength)
+      const data: EditOutput = { filePath: plan.realPath, replacements: outcome.replacements, created: false, snippet }
+      return { data }
+    }
+    await mkdir(path.dirname(plan.realPath), { recursive: true })
+    await writeFile(plan.realPath, input.new_string)
+    await recordWrite(plan.realPath, context)
+    const data: EditOutput = { filePath: plan.realPath, replacements: 1, created: plan.original === null, snippet: '' }
+    return { data }
+  },
+  mapToolResult(data: EditOutput) {
+    if (data.created) return { content: `File created successfully at: ${data.filePath}` }
+    const count = data.replacements === 1 ? '1 replacement' : `${data.replacements} replacements`
+    const snippet = data.snippet === '' ? '' : `\nHere is the edited part of the file (cat -n):\n${data.snippet}`
+    return { content: `The file ${data.filePath} has been updated (${count}).${snippet}` }
+  },
+})
+
+function edit(input: EditInput) {
+  return { oldString: input.old_string, newString: input.new_string, replaceAll: input.replace_all ?? false }
+}

@@ -1,0 +1,112 @@
+import { lstat } from 'node:fs/promises'
+import path from 'node:path'
+import { glob } from 'tinyglobby'
+import { z } from 'zod'
+import { buildTool } from '../../tool/build-tool.js'
+import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
+import { statIfExists } from '../shared/check-read-before-write.js'
+import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
+
+export const GLOB_TOOL_NAME = 'Glob'
+export const GLOB_MAX_RESULTS = 100
+
+export const GlobInputSchema = z.strictObject({
+  pattern: z.string().describe('Glob pattern matched against file paths, e.g. "**/*.ts" or "src/**/*.test.ts"'),
+  path: z
+    .string()
+    .optional()
+    .describe('Directory to search in (default: the working directory). Omit it rather than passing "undefined"'),
+})
+export type GlobInput = z.infer<typeof GlobInputSchema>
+
+export type GlobOutput = { directory: string; filenames: string[]; totalFound: number; truncated: boolean }
+
+const PROMPT = `Fast file pattern matching in the working directories.
+
+- Supports glob patterns like "**/*.js" or "src/**/*.ts" (braces like "*.{ts,tsx}" too); hidden files are included.
+- Returns absolute paths of matching files, most recently modified first, at most ${GLOB_MAX_RESULTS}.
+- The pattern is relative to path (default: the working directory); to search elsewhere, set path instead of using "..".
+- Symbolic links to directories are not followed.
+- Use it to find files by name; use Grep to search file contents.`
+
+async function resolveSearchDirectory(input: GlobInput, context: ToolUseContext): Promise<string> {
+  const directory = await resolveConfinedPath(input.path ?? context.cwd, context, 'read')
+  const stats = await statIfExists(directory)
+  if (stats === null) throw new PathConfinementError(`Directory does not exist: ${input.path}.`)
+  if (!stats.isDirectory()) throw new PathConfinementError(`${input.path} is not a directory: set path to a directory.`)
+  return directory
+}
+
+async function checkGlob(input: GlobInput, context: ToolUseContext): Promise<ValidationResult> {
+  if (input.pattern.trim() === '') return { result: false, message: 'The pattern is empty.' }
+  if (path.isAbsolute(input.pattern) || input.pattern.split(/[\\/]/).includes('..')) {
+    return {
+      result: false,
+      message: `The pattern ${input.pattern} must be relative and must not contain "..": put the directory to search in path and keep only the file pattern in pattern.`,
+    }
+  }
+  try {
+    await resolveSearchDirectory(input, context)
+    return { result: true }
+  } catch (error) {
+    if (error instanceof PathConfinementError) return { result: false, message: error.message }
+    throw error
+  }
+}
+
+async function newestFirst(files: string[]): Promise<string[]> {
+  const stamped = await Promise.all(
+    files.map(async (file) => ({ file, mtimeMs: (await lstat(file).catch(() => null))?.mtimeMs ?? 0 })),
+  )
+  // Ties (same mtime) by name, so the order is stable.
+  stamped.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file))
+  return stamped.map((entry) => entry.file)
+}
+
+export const GlobTool = buildTool({
+  name: GLOB_TOOL_NAME,
+  searchHint: 'find files by name pattern',
+  inputSchema: GlobInputSchema,
+  maxResultSizeChars: 100_000,
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  async description() {
+    return 'Find files by glob pattern'
+  },
+  async prompt() {
+    return PROMPT
+  },
+  userFacingName: () => GLOB_TOOL_NAME,
+  getPath: (input: GlobInput) => input.path,
+  validateInput: checkGlob,
+  async call(input: GlobInput, context) {
+    const check = await checkGlob(input, context)
+    if (!check.result) throw new Error(check.message)
+    const directory = await resolveSearchDirectory(input, context)
+    const files = await glob(input.pattern, {
+      cwd: directory,
+      absolute: true,
+      dot: true,
+      onlyFiles: true,
+      followSymbolicLinks: false,
+      expandDirectories: false,
+      ignore: ['**/.git/**'],
+      signal: context.abortSignal,
+    })
+    const sorted = await newestFirst(files)
+    const data: GlobOutput = {
+      directory,
+      filenames: sorted.slice(0, GLOB_MAX_RESULTS),
+      totalFound: sorted.length,
+      truncated: sorted.length > GLOB_MAX_RESULTS,
+    }
+    return { data }
+  },
+  mapToolResult(data: GlobOutput) {
+    if (data.totalFound === 0) return { content: 'No files found' }
+    const note = data.truncated
+      ? `\n(Results are truncated: showing the ${GLOB_MAX_RESULTS} most recently modified of ${data.totalFound} files. Use a more specific path or pattern.)`
+      : ''
+    return { content: data.filenames.join('\n') + note }
+  },
+})

@@ -1,0 +1,151 @@
+import { readFile, stat } from 'node:fs/promises'
+import { z } from 'zod'
+import type { ImageBlock } from '../../messages/content-blocks.js'
+import { buildTool } from '../../tool/build-tool.js'
+import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { detectFileKind } from './detect-file-kind.js'
+import { readTextLines } from './read-text-lines.js'
+
+export const READ_TOOL_NAME = 'Read'
+export const DEFAULT_READ_LIMIT = 2_000
+export const MAX_LINE_CHARS = 2_000
+/** Past this many characters of numbered text the output stops at a line boundary with a note. */
+export const MAX_READ_OUTPUT_CHARS = 250_000
+/** Base64 of this many bytes stays under the API's 5 MB image limit. */
+export const MAX_IMAGE_BYTES = 3_750_000
+
+export const ReadInputSchema = z.strictObject({
+  file_path: z
+    .string()
+    .describe('Absolute path of the file to read (a path relative to the working directory also works)'),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('1-based line number to start reading from. Only for files too large to read at once'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`Number of lines to read (default ${DEFAULT_READ_LIMIT}). Only for files too large to read at once`),
+})
+export type ReadInput = z.infer<typeof ReadInputSchema>
+
+export type ReadOutput =
+  | { type: 'text'; filePath: string; content: string }
+  | { type: 'image'; filePath: string; mediaType: ImageBlock['source']['media_type']; base64: string }
+
+const PROMPT = `Reads a file from the local filesystem.
+
+- file_path should be an absolute path; it must lie inside the working directories (or the directory where large tool outputs are saved).
+- By default it reads up to ${DEFAULT_READ_LIMIT} lines from the start of the file. For long files pass offset (1-based line number) and limit to read a range.
+- Lines longer than ${MAX_LINE_CHARS} characters are cut.
+- Output is numbered like \`cat -n\`: the line number, a tab, then the line. The number and tab are not part of the file: never include them in an Edit's old_string.
+- PNG, JPEG, GIF and WebP images are returned as images you can see.
+- Binary files are refused. To list a directory use Glob or Bash \`ls\`.
+- You must Read a file before you Edit or overwrite it with Write.`
+
+function numbered(number: number, text: string): string {
+  return `${String(number).padStart(6)}\t${text}`
+}
+
+export const ReadTool = buildTool({
+  name: READ_TOOL_NAME,
+  searchHint: 'read file contents with line numbers, images',
+  inputSchema: ReadInputSchema,
+  maxResultSizeChars: Number.POSITIVE_INFINITY,
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  async description() {
+    return 'Read a file from the local filesystem'
+  },
+  async prompt() {
+    return PROMPT
+  },
+  userFacingName: () => 'Read',
+  getPath: (input: ReadInput) => input.file_path,
+  async validateInput(input: ReadInput, context) {
+    let realPath: string
+    try {
+      realPath = await resolveConfinedPath(input.file_path, context, 'read')
+    } catch (error) {
+      if (error instanceof PathConfinementError) return { result: false, message: error.message }
+      throw error
+    }
+    const stats = await stat(realPath).catch(() => null)
+    if (!stats)
+      return {
+        result: false,
+        message: `File does not exist: ${input.file_path}. The working directory is ${context.cwd}.`,
+      }
+    if (stats.isDirectory()) {
+      return {
+        result: false,
+        message: `${input.file_path} is a directory, not a file. Use Glob or Bash \`ls\` to list it.`,
+      }
+    }
+    if (!stats.isFile()) return { result: false, message: `${input.file_path} is not a regular file.` }
+    return { result: true }
+  },
+  async call(input: ReadInput, context) {
+    const realPath = await resolveConfinedPath(input.file_path, context, 'read')
+    const stats = await stat(realPath)
+    const kind = await detectFileKind(realPath)
+    if (kind.kind === 'binary') {
+      throw new Error(
+        `Cannot read ${input.file_path}: ${kind.why}. Binary files are not shown; use Bash (e.g. \`file\`, \`xxd | head\`) to inspect it.`,
+      )
+    }
+    if (kind.kind === 'image') {
+      if (stats.size > MAX_IMAGE_BYTES) {
+        throw new Error(
+          `The image ${input.file_path} is ${stats.size} bytes; at most ${MAX_IMAGE_BYTES} bytes can be shown. Resize it first.`,
+        )
+      }
+      const base64 = (await readFile(realPath)).toString('base64')
+      context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial: false })
+      return { data: { type: 'image', filePath: realPath, mediaType: kind.mediaType, base64 } satisfies ReadOutput }
+    }
+    const offset = Math.max(input.offset ?? 1, 1)
+    const limit = input.limit ?? DEFAULT_READ_LIMIT
+    const result = await readTextLines(realPath, { offset, limit, maxLineChars: MAX_LINE_CHARS })
+    const out: string[] = []
+    let length = 0
+    let cutAt: number | undefined
+    for (const line of result.lines) {
+      const marker = line.fullLength > line.text.length ? `… [line cut: ${line.fullLength} characters]` : ''
+      const text = numbered(line.number, line.text + marker)
+      if (length + text.length > MAX_READ_OUTPUT_CHARS && out.length > 0) {
+        cutAt = line.number
+        break
+      }
+      out.push(text)
+      length += text.length + 1
+    }
+    let content = out.join('\n')
+    if (stats.size === 0) content = `(The file ${input.file_path} exists but is empty.)`
+    else if (result.lines.length === 0) {
+      content = `(The file ${input.file_path} has ${result.totalLines} lines; offset ${offset} is past its end.)`
+    } else if (cutAt !== undefined) {
+      content += `\n\n(Output stopped at ${MAX_READ_OUTPUT_CHARS} characters. Read on with offset ${cutAt}.)`
+    } else if (result.hasMore) {
+      const next = (result.lines.at(-1)?.number ?? offset) + 1
+      content += `\n\n(The file has more lines. Read on with offset ${next}.)`
+    }
+    const partial =
+      offset > 1 ||
+      result.hasMore ||
+      cutAt !== undefined ||
+      result.lines.some((line) => line.fullLength > line.text.length)
+    context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial })
+    return { data: { type: 'text', filePath: realPath, content } satisfies ReadOutput }
+  },
+  mapToolResult(data: ReadOutput) {
+    if (data.type === 'image') {
+      return { content: [{ type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.base64 } }] }
+    }
+    return { content: data.content }
+  },
+})

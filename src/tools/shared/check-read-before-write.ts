@@ -1,0 +1,45 @@
+import type { Stats } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
+
+/** Stats of an existing path, null when nothing is there. */
+export async function statIfExists(realPath: string): Promise<Stats | null> {
+  try {
+    return await stat(realPath)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw error
+  }
+}
+
+/**
+ * An existing file may be changed only if this session read it and nobody changed it since:
+ * otherwise the model would overwrite content it has not seen.
+ */
+export function checkReadBeforeWrite(
+  realPath: string,
+  displayPath: string,
+  stats: Stats,
+  context: Pick<ToolUseContext, 'readFileState'>,
+): ValidationResult {
+  const record = context.readFileState.get(realPath)
+  if (!record) {
+    return {
+      result: false,
+      message: `The file ${displayPath} has not been read in this session. Read it first, then retry.`,
+    }
+  }
+  if (record.mtimeMs !== stats.mtimeMs || record.size !== stats.size) {
+    return {
+      result: false,
+      message: `The file ${displayPath} was modified since it was last read (by the user, a command or another tool). Read it again, then retry.`,
+    }
+  }
+  return { result: true }
+}
+
+/** After a successful write the session has seen the new content: record it as fully read. */
+export async function recordWrite(realPath: string, context: Pick<ToolUseContext, 'readFileState'>): Promise<void> {
+  const stats = await stat(realPath)
+  context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial: false })
+}

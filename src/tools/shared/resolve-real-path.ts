@@ -1,0 +1,32 @@
+import { lstat, readlink, realpath } from 'node:fs/promises'
+import path from 'node:path'
+
+const MAX_SYMLINK_HOPS = 40
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | null)?.code
+}
+
+/**
+ * The real path of `absolutePath`, even when it does not exist yet: the longest existing prefix
+ * is resolved with realpath and the missing rest appended. A dangling symlink on the way is
+ * followed to its target, so `link -> /elsewhere/new-file` resolves to `/elsewhere/new-file`
+ * and a write through it cannot slip past a confinement check.
+ */
+export async function resolveRealPath(absolutePath: string, hops = 0): Promise<string> {
+  if (hops > MAX_SYMLINK_HOPS) throw new Error(`Too many levels of symbolic links: ${absolutePath}`)
+  try {
+    return await realpath(absolutePath)
+  } catch (error) {
+    const code = errorCode(error)
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
+  }
+  const parent = path.dirname(absolutePath)
+  if (parent === absolutePath) return absolutePath
+  const stats = await lstat(absolutePath).catch(() => null)
+  if (stats?.isSymbolicLink()) {
+    const target = await readlink(absolutePath)
+    return resolveRealPath(path.resolve(parent, target), hops + 1)
+  }
+  return path.join(await resolveRealPath(parent, hops), path.basename(absolutePath))
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod'
+import { isDeferred, toApiToolDefinition } from '../../registry/to-api-definition.js'
+import { buildTool } from '../../tool/build-tool.js'
+import { searchTools } from './search-tools.js'
+
+export const TOOL_SEARCH_TOOL_NAME = 'ToolSearch'
+export const TOOL_SEARCH_DEFAULT_MAX_RESULTS = 5
+
+export const ToolSearchInputSchema = z.strictObject({
+  query: z
+    .string()
+    .describe('Keywords to find tools by name or purpose, or "select:Name1,Name2" to load tools by exact name'),
+  max_results: z
+    .number()
+    .int()
+    .min(1)
+    .max(50)
+    .optional()
+    .describe(`How many tools to return at most (default ${TOOL_SEARCH_DEFAULT_MAX_RESULTS})`),
+})
+export type ToolSearchInput = z.infer<typeof ToolSearchInputSchema>
+
+/** Full API definitions of the deferred tools found. */
+export type ToolSearchOutput = {
+  query: string
+  totalDeferredTools: number
+  tools: { name: string; description: string; input_schema: { [key: string]: unknown } }[]
+}
+
+const PROMPT = `Finds deferred tools and returns their full definitions so you can call them.
+
+Some tools (for example those of MCP servers) are listed by name only until loaded. Search them:
+- by keywords describing the capability: "slack message", "github issue" (a leading + makes a word required: "+github create");
+- by exact name: "select:mcp__github__create_issue,mcp__slack__post".
+The result is a JSON list of {name, description, input_schema}. Once a tool is returned you may call it like any other tool.`
+
+export const ToolSearchTool = buildTool({
+  name: TOOL_SEARCH_TOOL_NAME,
+  searchHint: 'find and load deferred tools',
+  inputSchema: ToolSearchInputSchema,
+  maxResultSizeChars: 100_000,
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  async description() {
+    return 'Search for deferred tools'
+  },
+  async prompt() {
+    return PROMPT
+  },
+  userFacingName: () => TOOL_SEARCH_TOOL_NAME,
+  async call(input: ToolSearchInput, context) {
+    const options = { permissionContext: context.permissionContext, tools: context.tools }
+    const deferred = context.tools.filter(isDeferred)
+    const found = await searchTools(
+      deferred,
+      input.query,
+      input.max_results ?? TOOL_SEARCH_DEFAULT_MAX_RESULTS,
+      (tool) => tool.prompt(options),
+    )
+    const tools = await Promise.all(
+      found.map(async (tool) => {
+        const { name, description, input_schema } = await toApiToolDefinition(tool, options)
+        return { name, description, input_schema }
+      }),
+    )
+    const data: ToolSearchOutput = { query: input.query, totalDeferredTools: deferred.length, tools }
+    return { data }
+  },
+  mapToolResult(data: ToolSearchOutput) {
+    if (data.tools.length === 0) {
+      return {
+        content: `No deferred tools match "${data.query}" (${data.totalDeferredTools} deferred tools available). Try other keywords or select:Name.`,
+      }
+    }
+    return { content: JSON.stringify(data.tools, null, 2) }
+  },
+})

@@ -1,0 +1,80 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { z } from 'zod'
+import { buildTool } from '../../tool/build-tool.js'
+import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
+import { checkReadBeforeWrite, recordWrite, statIfExists } from '../shared/check-read-before-write.js'
+import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
+
+export const WRITE_TOOL_NAME = 'Write'
+
+export const WriteInputSchema = z.strictObject({
+  file_path: z.string().describe('Absolute path of the file to write (created with its parent directories if missing)'),
+  content: z.string().describe('The complete new content of the file'),
+})
+export type WriteInput = z.infer<typeof WriteInputSchema>
+
+export type WriteOutput = { type: 'create' | 'update'; filePath: string; bytes: number }
+
+const PROMPT = `Writes a file to the local filesystem, replacing it entirely if it exists.
+
+- file_path must lie inside the working directories; missing parent directories are created.
+- To overwrite an existing file you must have read it with Read in this session, and it must not have changed since: otherwise the write is refused.
+- Prefer Edit for changing part of an existing file: it sends only the change.
+- Do not create documentation or README files unless asked to.`
+
+async function checkWrite(input: WriteInput, context: ToolUseContext): Promise<ValidationResult> {
+  let realPath: string
+  try {
+    realPath = await resolveConfinedPath(input.file_path, context, 'write')
+  } catch (error) {
+    if (error instanceof PathConfinementError) return { result: false, message: error.message }
+    throw error
+  }
+  const stats = await statIfExists(realPath)
+  if (stats === null) return { result: true }
+  if (stats.isDirectory())
+    return { result: false, message: `${input.file_path} is a directory; give the path of a file.` }
+  if (!stats.isFile()) return { result: false, message: `${input.file_path} is not a regular file.` }
+  return checkReadBeforeWrite(realPath, input.file_path, stats, context)
+}
+
+export const WriteTool = buildTool({
+  name: WRITE_TOOL_NAME,
+  searchHint: 'create or overwrite a file',
+  inputSchema: WriteInputSchema,
+  maxResultSizeChars: 100_000,
+  async description() {
+    return 'Write a file to the local filesystem'
+  },
+  async prompt() {
+    return PROMPT
+  },
+  userFacingName: () => 'Write',
+  getPath: (input: WriteInput) => input.file_path,
+  validateInput: checkWrite,
+  async call(input: WriteInput, context) {
+    // Checked again here: the file may have changed between validation and the call.
+    const check = await checkWrite(input, context)
+    if (!check.result) throw new Error(check.message)
+    const realPath = await resolveConfinedPath(input.file_path, context, 'write')
+    const existed = (await statIfExists(realPath)) !== null
+    await mkdir(path.dirname(realPath), { recursive: true })
+    await writeFile(realPath, input.content)
+    await recordWrite(realPath, context)
+    const data: WriteOutput = {
+      type: existed ? 'update' : 'create',
+      filePath: realPath,
+      bytes: Buffer.byteLength(input.content),
+    }
+    return { data }
+  },
+  mapToolResult(data: WriteOutput) {
+    return {
+      content:
+        data.type === 'create'
+          ? `File created successfully at: ${data.filePath}`
+          : `The file ${data.filePath} has been updated successfully.`,
+    }
+  },
+})

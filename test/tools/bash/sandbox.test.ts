@@ -1,0 +1,120 @@
+// Pins the bubblewrap sandbox: detection (both outcomes) and, where bwrap works here, what a sandboxed command can see and do.
+
+import { readlinkSync } from 'node:fs'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { BashTool } from '../../../src/tools/bash/bash-tool.js'
+import { detectSandbox } from '../../../src/tools/bash/sandbox.js'
+import { createTestContext, createTestWorkspace, runTool, type TestWorkspace } from '../helpers.js'
+import { eventually, processesMatching } from './process-helpers.js'
+
+const detected = detectSandbox('auto')
+
+describe('detectSandbox', () => {
+  it('is off when asked', () => {
+    expect(detectSandbox('off')).toEqual({ sandbox: 'off', reason: 'TOOLEXEC_SANDBOX=off' })
+  })
+
+  it('falls back to off with the reason when bwrap is missing (auto), and throws for an explicit bwrap', () => {
+    const missing = '/nonexistent/bwrap-for-test'
+    expect(detectSandbox('auto', missing)).toEqual({
+      sandbox: 'off',
+      reason: `bubblewrap is not usable (${missing} is not installed): Bash runs without a sandbox`,
+    })
+    expect(() => detectSandbox('bwrap', missing)).toThrow('TOOLEXEC_SANDBOX=bwrap but the sandbox is not usable')
+  })
+
+  it('falls back when bwrap exists but fails', () => {
+    expect(detectSandbox('auto', 'false')).toMatchObject({
+      sandbox: 'off',
+      reason: expect.stringContaining('false failed (exit 1)'),
+    })
+  })
+
+  it('reports a reason either way on this machine', () => {
+    expect(detected.reason).not.toBe('')
+  })
+})
+
+// Only meaningful where bubblewrap really runs; skipped (with this reason) elsewhere, never faked.
+describe.skipIf(detected.sandbox !== 'bwrap')(`Bash in bubblewrap (${detected.reason})`, () => {
+  let workspace: TestWorkspace
+  beforeEach(async () => {
+    workspace = await createTestWorkspace()
+  })
+  afterEach(() => workspace.cleanup())
+
+  const context = (abortSignal?: AbortSignal) =>
+    createTestContext({
+      cwd: workspace.cwd,
+      blobRoot: workspace.blobRoot,
+      environment: { sandbox: 'bwrap', multiTenant: true },
+      abortSignal,
+    })
+
+  it('writes inside the working directory, nowhere else', async () => {
+    const result = await runTool(
+      BashTool,
+      {
+        command:
+          'echo inside > made.txt && cat made.txt; touch /usr/sandbox-test 2>&1; echo tmp > /tmp/t && cat /tmp/t',
+      },
+      context(),
+    )
+    expect(result).toMatchObject({ ok: true })
+    const output = (result as { data: { output: string } }).data.output
+    expect(output).toContain('inside')
+    expect(output).toContain('Read-only file system')
+    expect(await readFile(path.join(workspace.cwd, 'made.txt'), 'utf8')).toBe('inside\n')
+  })
+
+  it("hides other tenants' workspaces and blobs, shows its own blobs read-only", async () => {
+    await writeFile(path.join(workspace.outside, 'other-tenant.txt'), 'secret')
+    await mkdir(path.join(workspace.blobRoot, 'tenant-b'), { recursive: true })
+    await writeFile(path.join(workspace.blobRoot, 'tenant-b', 'run-x.txt'), 'other blob')
+    const ctx = context()
+    await ctx.blobs.write(ctx.tenant, 'run-1-own.txt', 'own blob')
+    const command = [
+      `cat ${path.join(workspace.outside, 'other-tenant.txt')} 2>&1`,
+      `cat ${path.join(workspace.blobRoot, 'tenant-b', 'run-x.txt')} 2>&1`,
+      `cat ${path.join(ctx.environment.blobDirectory, 'run-1-own.txt')}`,
+      `touch ${path.join(ctx.environment.blobDirectory, 'new.txt')} 2>&1`,
+      'true',
+    ].join('; ')
+    const output = ((await runTool(BashTool, { command }, ctx)) as { data: { output: string } }).data.output
+    expect(output).not.toContain('secret')
+    expect(output).not.toContain('other blob')
+    expect(output).toContain('own blob')
+    expect(output.match(/No such file or directory/g)?.length).toBe(2)
+    expect(output).toContain('Read-only file system')
+  })
+
+  it('runs in its own network namespace', async () => {
+    const result = await runTool(BashTool, { command: 'readlink /proc/self/ns/net' }, context())
+    const inside = (result as { data: { output: string } }).data.output
+    expect(inside).toMatch(/^net:\[\d+\]$/)
+    expect(inside).not.toBe(readlinkSync('/proc/self/ns/net'))
+  })
+
+  it('leaves no process behind when aborted', async () => {
+    const marker = `${Date.now() % 100000}${process.pid % 1000}`
+    const controller = new AbortController()
+    let started: () => void = () => {}
+    const running = new Promise<void>((resolve) => (started = resolve))
+    const call = runTool(
+      BashTool,
+      { command: `echo go; sleep 1${marker} & sleep 2${marker}; wait` },
+      context(controller.signal),
+      () => started(),
+    )
+    await running
+    await eventually(
+      async () => (await processesMatching(`sleep 2${marker}`)).length > 0,
+      'the sandboxed sleep to start',
+    )
+    controller.abort()
+    expect(await call).toMatchObject({ ok: false })
+    await eventually(async () => (await processesMatching(marker)).length === 0, 'every sandboxed process to be gone')
+  })
+})

@@ -1,0 +1,109 @@
+// Pins Read: numbered lines, offset/limit, long lines, empty/binary/image files, confinement, readFileState.
+import { writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ReadTool } from '../../../src/tools/read/read-tool.js'
+import { createTestContext, createTestWorkspace, okData, runTool, type TestWorkspace } from '../helpers.js'
+
+let workspace: TestWorkspace
+beforeEach(async () => {
+  workspace = await createTestWorkspace()
+})
+afterEach(() => workspace.cleanup())
+
+const context = () => createTestContext({ cwd: workspace.cwd, blobRoot: workspace.blobRoot })
+
+async function readText(input: object, ctx = context()): Promise<string> {
+  const result = await runTool(ReadTool, input, ctx)
+  if (!result.ok) throw new Error(result.message)
+  return ReadTool.mapToolResult(result.data as never).content as string
+}
+
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+)
+
+describe('Read', () => {
+  it('numbers lines like cat -n and records the read', async () => {
+    await writeFile(path.join(workspace.cwd, 'a.txt'), 'alpha\nbeta\r\ngamma')
+    const ctx = context()
+    expect(await readText({ file_path: 'a.txt' }, ctx)).toBe('     1\talpha\n     2\tbeta\n     3\tgamma')
+    const record = ctx.readFileState.get(path.join(workspace.cwd, 'a.txt'))
+    expect(record).toMatchObject({ size: 17, partial: false })
+  })
+
+  it('reads a range with offset and limit and says how to go on', async () => {
+    const lines = Array.from({ length: 10 }, (_, index) => `line ${index + 1}`).join('\n')
+    await writeFile(path.join(workspace.cwd, 'long.txt'), `${lines}\n`)
+    const ctx = context()
+    const text = await readText({ file_path: 'long.txt', offset: 4, limit: 2 }, ctx)
+    expect(text).toBe('     4\tline 4\n     5\tline 5\n\n(The file has more lines. Read on with offset 6.)')
+    expect(ctx.readFileState.get(path.join(workspace.cwd, 'long.txt'))?.partial).toBe(true)
+    expect(await readText({ file_path: 'long.txt', offset: 50 })).toContain('has 10 lines; offset 50 is past its end')
+  })
+
+  it('defaults to 2000 lines', async () => {
+    await writeFile(path.join(workspace.cwd, 'many.txt'), Array.from({ length: 2500 }, (_, i) => `${i + 1}`).join('\n'))
+    const text = await readText({ file_path: 'many.txt' })
+    expect(text).toContain('  2000\t2000\n\n(The file has more lines. Read on with offset 2001.)')
+    expect(text).not.toContain('2001\t')
+  })
+
+  it('cuts lines longer than 2000 characters with a marker', async () => {
+    await writeFile(path.join(workspace.cwd, 'wide.txt'), `${'x'.repeat(5000)}\nshort\n`)
+    const text = await readText({ file_path: 'wide.txt' })
+    expect(text).toContain(`     1\t${'x'.repeat(2000)}… [line cut: 5000 characters]\n     2\tshort`)
+  })
+
+  it('notes an empty file', async () => {
+    await writeFile(path.join(workspace.cwd, 'empty.txt'), '')
+    expect(await readText({ file_path: 'empty.txt' })).toBe('(The file empty.txt exists but is empty.)')
+  })
+
+  it('returns images as base64 image blocks', async () => {
+    await writeFile(path.join(workspace.cwd, 'dot.png'), PNG)
+    const result = await runTool(ReadTool, { file_path: 'dot.png' }, context())
+    expect(result.ok).toBe(true)
+    const mapped = ReadTool.mapToolResult(okData(result))
+    expect(mapped.content).toEqual([
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG.toString('base64') } },
+    ])
+  })
+
+  it('refuses binary files and files whose image extension lies', async () => {
+    await writeFile(path.join(workspace.cwd, 'blob.dat'), Buffer.from([1, 2, 0, 3]))
+    await writeFile(path.join(workspace.cwd, 'fake.png'), 'not a png')
+    const binary = await runTool(ReadTool, { file_path: 'blob.dat' }, context())
+    expect(binary).toMatchObject({ ok: false, message: expect.stringContaining('contains NUL bytes') })
+    const fake = await runTool(ReadTool, { file_path: 'fake.png' }, context())
+    expect(fake).toMatchObject({ ok: false, message: expect.stringContaining('not a valid image/png image') })
+  })
+
+  it('fails validation for missing files, directories and paths outside', async () => {
+    expect(await runTool(ReadTool, { file_path: 'nope.txt' }, context())).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('File does not exist: nope.txt'),
+    })
+    expect(await runTool(ReadTool, { file_path: '.' }, context())).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('is a directory'),
+    })
+    await writeFile(path.join(workspace.outside, 'secret.txt'), 'secret')
+    const escaped = await runTool(ReadTool, { file_path: '../outside/secret.txt' }, context())
+    expect(escaped).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('outside the allowed working directories'),
+    })
+  })
+
+  it('reads persisted outputs in the blob directory', async () => {
+    const ctx = context()
+    const blob = await ctx.blobs.write(ctx.tenant, 'run-1-x.txt', 'persisted\n')
+    expect(await readText({ file_path: blob.path }, ctx)).toBe('     1\tpersisted')
+  })
+
+  it('rejects unknown input keys', async () => {
+    expect((await runTool(ReadTool, { file_path: 'a', extra: 1 }, context())).ok).toBe(false)
+  })
+})

@@ -1,0 +1,73 @@
+// Pins path confinement: relative and absolute paths, `..`, `~`, symlinks out (files, parents, dangling), blob dir read-only.
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { PathConfinementError, resolveConfinedPath } from '../../../src/tools/shared/resolve-confined-path.js'
+import { createTestContext, createTestWorkspace, type TestWorkspace } from '../helpers.js'
+
+let workspace: TestWorkspace
+beforeEach(async () => {
+  workspace = await createTestWorkspace()
+})
+afterEach(() => workspace.cleanup())
+
+const context = (extra: string[] = []) =>
+  createTestContext({ cwd: workspace.cwd, blobRoot: workspace.blobRoot, additionalWorkingDirectories: extra })
+
+describe('resolveConfinedPath', () => {
+  it('resolves relative paths against the session cwd, and absolute paths inside it', async () => {
+    expect(await resolveConfinedPath('a/b.txt', context(), 'write')).toBe(path.join(workspace.cwd, 'a/b.txt'))
+    expect(await resolveConfinedPath(path.join(workspace.cwd, 'x'), context(), 'read')).toBe(
+      path.join(workspace.cwd, 'x'),
+    )
+    expect(await resolveConfinedPath('.', context(), 'read')).toBe(workspace.cwd)
+  })
+
+  it('refuses ../ escapes and absolute paths outside, naming the allowed directories', async () => {
+    await expect(resolveConfinedPath('../outside/secret', context(), 'read')).rejects.toThrow(
+      `is outside the allowed working directories: ${workspace.cwd}`,
+    )
+    await expect(resolveConfinedPath('/etc/passwd', context(), 'read')).rejects.toBeInstanceOf(PathConfinementError)
+    await expect(resolveConfinedPath(`${workspace.cwd}-sibling/x`, context(), 'read')).rejects.toThrow('outside')
+  })
+
+  it('does not expand ~', async () => {
+    await expect(resolveConfinedPath('~/notes.txt', context(), 'read')).rejects.toThrow(
+      'starts with ~, which is not expanded',
+    )
+  })
+
+  it('admits additional working directories', async () => {
+    const target = path.join(workspace.outside, 'ok.txt')
+    expect(await resolveConfinedPath(target, context([workspace.outside]), 'write')).toBe(target)
+  })
+
+  it('follows a symlinked file pointing out of the workspace and refuses it', async () => {
+    await writeFile(path.join(workspace.outside, 'secret'), 'x')
+    await symlink(path.join(workspace.outside, 'secret'), path.join(workspace.cwd, 'link'))
+    await expect(resolveConfinedPath('link', context(), 'read')).rejects.toThrow(`resolves to ${workspace.outside}`)
+  })
+
+  it('catches a not-yet-existing file under a symlinked parent directory', async () => {
+    await symlink(workspace.outside, path.join(workspace.cwd, 'escape'))
+    await expect(resolveConfinedPath('escape/new/file.txt', context(), 'write')).rejects.toThrow('outside')
+  })
+
+  it('catches a dangling symlink whose target is outside', async () => {
+    await symlink(path.join(workspace.outside, 'not-yet'), path.join(workspace.cwd, 'dangling'))
+    await expect(resolveConfinedPath('dangling', context(), 'write')).rejects.toThrow('outside')
+  })
+
+  it('accepts a symlink that stays inside', async () => {
+    await mkdir(path.join(workspace.cwd, 'real'))
+    await symlink(path.join(workspace.cwd, 'real'), path.join(workspace.cwd, 'alias'))
+    expect(await resolveConfinedPath('alias/f.txt', context(), 'write')).toBe(path.join(workspace.cwd, 'real/f.txt'))
+  })
+
+  it('lets Read into the blob directory but not Write', async () => {
+    const ctx = context()
+    const blobFile = path.join(ctx.environment.blobDirectory, 'run-1-t.txt')
+    expect(await resolveConfinedPath(blobFile, ctx, 'read')).toBe(blobFile)
+    await expect(resolveConfinedPath(blobFile, ctx, 'write')).rejects.toThrow('read-only directory')
+  })
+})

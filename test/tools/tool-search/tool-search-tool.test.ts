@@ -1,0 +1,86 @@
+// Pins ToolSearch: only deferred tools are found, by keywords or `select:`, returned as full API definitions.
+
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { buildTool } from '../../../src/tool/build-tool.js'
+import type { AnyTool } from '../../../src/tool/tool.js'
+import { type ToolSearchOutput, ToolSearchTool } from '../../../src/tools/tool-search/tool-search-tool.js'
+import { createTestContext, runTool } from '../helpers.js'
+
+function fakeTool(name: string, description: string, extra: Partial<AnyTool> = {}): AnyTool {
+  return buildTool({
+    name,
+    inputSchema: z.strictObject({ text: z.string().describe('Text') }),
+    maxResultSizeChars: 1000,
+    description: async () => description,
+    prompt: async () => description,
+    call: async () => ({ data: 'ok' }),
+    ...extra,
+  }) as AnyTool
+}
+
+const tools: AnyTool[] = [
+  fakeTool('mcp__slack__post_message', 'Post a message to a Slack channel', { shouldDefer: true }),
+  fakeTool('mcp__github__create_issue', 'Create an issue in a GitHub repository', {
+    shouldDefer: true,
+    searchHint: 'open bug ticket',
+  }),
+  fakeTool('mcp__github__list_issues', 'List issues of a repository', {
+    shouldDefer: true,
+    inputJSONSchema: { type: 'object', properties: { repo: { type: 'string' } } },
+  }),
+  fakeTool('mcp__always__message', 'Message always loaded', { shouldDefer: true, alwaysLoad: true }),
+  fakeTool('LoadedMessageTool', 'A message tool that is not deferred'),
+]
+
+async function search(input: object): Promise<ToolSearchOutput> {
+  const context = createTestContext({ cwd: '/tmp', blobRoot: '/tmp/toolexec-search-blobs', tools })
+  const result = await runTool(ToolSearchTool, input, context)
+  if (!result.ok) throw new Error(result.message)
+  return result.data as ToolSearchOutput
+}
+
+describe('ToolSearch', () => {
+  it('finds deferred tools by keyword, never loaded or always-loaded ones', async () => {
+    const found = await search({ query: 'message' })
+    expect(found.tools.map((tool) => tool.name)).toEqual(['mcp__slack__post_message'])
+    expect(found.totalDeferredTools).toBe(3)
+  })
+
+  it('ranks name matches first and honours required terms and max_results', async () => {
+    expect((await search({ query: 'github issue' })).tools.map((tool) => tool.name)).toEqual([
+      'mcp__github__create_issue',
+      'mcp__github__list_issues',
+    ])
+    expect((await search({ query: '+create issue' })).tools.map((tool) => tool.name)).toEqual([
+      'mcp__github__create_issue',
+    ])
+    expect((await search({ query: 'bug ticket' })).tools.map((tool) => tool.name)).toEqual([
+      'mcp__github__create_issue',
+    ])
+    expect((await search({ query: 'issue', max_results: 1 })).tools).toHaveLength(1)
+  })
+
+  it('selects exact names and returns full API definitions', async () => {
+    const found = await search({ query: 'select:mcp__github__list_issues,mcp__slack__post_message,Missing' })
+    expect(found.tools).toEqual([
+      {
+        name: 'mcp__github__list_issues',
+        description: 'List issues of a repository',
+        input_schema: { type: 'object', properties: { repo: { type: 'string' } } },
+      },
+      {
+        name: 'mcp__slack__post_message',
+        description: 'Post a message to a Slack channel',
+        input_schema: expect.objectContaining({ type: 'object', required: ['text'], additionalProperties: false }),
+      },
+    ])
+    const text = ToolSearchTool.mapToolResult(found).content as string
+    expect(JSON.parse(text)).toHaveLength(2)
+  })
+
+  it('says so when nothing matches', async () => {
+    const found = await search({ query: 'nonexistentcapability' })
+    expect(ToolSearchTool.mapToolResult(found).content).toContain('No deferred tools match "nonexistentcapability"')
+  })
+})
