@@ -2,7 +2,7 @@ import type { AssistantMessage, ToolResultContent, ToolUseBlock } from '../messa
 import type { BlobRef } from '../results/blob-store.js'
 import type { AnyTool, CanUseToolFn, ContextModifier, ToolProgressData, ToolUseContext } from '../tool/tool.js'
 import { formatThrownError } from './format-thrown-error.js'
-import type { HookRunner } from './hooks-port.js'
+import { type HookRunner, NO_HOOKS, type PostToolUseOutcome, type PreToolUseOutcome } from './hooks-port.js'
 import { observableCopy, parseToolInput, stripInternalKeys } from './parse-tool-input.js'
 import type { PermissionGate } from './permission-port.js'
 import { CANCEL_MESSAGE, hookBlockedMessage, pipelineFaultMessage, wrapToolUseError } from './tool-error-messages.js'
@@ -25,6 +25,8 @@ export type CallPipelineInput = {
   permissions: PermissionGate
   hooks: HookRunner
   onProgress: (data: ToolProgressData) => void
+  /** Whether the executor aborted this call; cheaper than touching the lazily made signal. */
+  isAborted: () => boolean
 }
 
 type Input = { [key: string]: unknown }
@@ -32,9 +34,13 @@ type StageResult<T> = { ok: true; value: T } | { ok: false; outcome: CallOutcome
 
 const fail = (content: string): CallOutcome => ({ content, isError: true })
 
+/** With no hooks configured the hook stages are skipped outright: no await, no allocation. */
+const NO_HOOK_OUTCOME: PreToolUseOutcome & PostToolUseOutcome = Object.freeze({})
+
 /** Step 4 (and again for inputs rewritten by hooks or an approver): the tool's semantic checks. */
 async function validate(tool: AnyTool, input: Input, context: ToolUseContext): Promise<StageResult<Input>> {
-  const result = (await tool.validateInput?.(input, context)) ?? { result: true }
+  if (!tool.validateInput) return { ok: true, value: input }
+  const result = await tool.validateInput(input, context)
   return result.result ? { ok: true, value: input } : { ok: false, outcome: fail(wrapToolUseError(result.message)) }
 }
 
@@ -59,12 +65,16 @@ function appendContext(content: ToolResultContent, extra: readonly string[] | un
 export async function runCallPipeline(input: CallPipelineInput): Promise<CallOutcome> {
   const { tool, context, hooks } = input
   try {
-    if (context.abortSignal.aborted) return fail(CANCEL_MESSAGE)
-    const validated = await validate(tool, stripInternalKeys(tool, input.parsedInput), context)
-    if (!validated.ok) return validated.outcome
-    let callInput = validated.value
+    if (input.isAborted()) return fail(CANCEL_MESSAGE)
+    let callInput = stripInternalKeys(tool, input.parsedInput)
+    if (tool.validateInput) {
+      const validated = await validate(tool, callInput, context)
+      if (!validated.ok) return validated.outcome
+      callInput = validated.value
+    }
 
-    const hookOutcome = await hooks.preToolUse(tool, observableCopy(tool, callInput), context)
+    const hookOutcome =
+      hooks === NO_HOOKS ? NO_HOOK_OUTCOME : await hooks.preToolUse(tool, observableCopy(tool, callInput), context)
     if (hookOutcome.blockingReason !== undefined) return fail(hookBlockedMessage(hookOutcome.blockingReason))
     if (hookOutcome.updatedInput) {
       const rewritten = await revalidate(tool, hookOutcome.updatedInput, context)
@@ -84,7 +94,7 @@ export async function runCallPipeline(input: CallPipelineInput): Promise<CallOut
       if (!approved.ok) return approved.outcome
       callInput = approved.value
     }
-    if (context.abortSignal.aborted) return fail(CANCEL_MESSAGE)
+    if (input.isAborted()) return fail(CANCEL_MESSAGE)
     return await callAndMap(input, callInput, hookOutcome.additionalContext)
   } catch (fault) {
     return fail(pipelineFaultMessage(tool.name, fault instanceof Error ? fault.message : String(fault)))
@@ -105,7 +115,7 @@ async function callAndMap(input: CallPipelineInput, callInput: Input, preContext
     return fail(appendContext(text, [...(preContext ?? []), ...(post.additionalContext ?? [])]) as string)
   }
   const mapped = tool.mapToolResult(result.data, input.block.id)
-  const post = await hooks.postToolUse(tool, callInput, result.data, context)
+  const post = hooks === NO_HOOKS ? NO_HOOK_OUTCOME : await hooks.postToolUse(tool, callInput, result.data, context)
   const extra = [...(preContext ?? []), ...(post.additionalContext ?? [])]
   const isError = mapped.isError === true
   return {

@@ -13,7 +13,20 @@ type ResultStageOptions = { runId: string; tenant: string; blobs: BlobStore; bud
  * Step 8 for one completed call: the per-tool threshold (and the empty-output text). Read's
  * results (threshold Infinity) and engine-made errors are exempt from the per-run budget.
  */
-export async function applyToolThreshold(call: TrackedCall, options: ResultStageOptions): Promise<void> {
+export function applyToolThreshold(call: TrackedCall, options: ResultStageOptions): Promise<void> | undefined {
+  const outcome = call.outcome!
+  const raw = toolResult(call.block.id, outcome.content, outcome.isError)
+  const length = contentLength(outcome.content)
+  if (call.tool && !outcome.isError && !outcome.blob && length > 0 && length <= persistenceThreshold(call.tool)) {
+    // The common case needs no blob id, no store and no await.
+    call.result = raw
+    call.budgetExempt = persistenceThreshold(call.tool) === Number.POSITIVE_INFINITY
+    return undefined
+  }
+  return storeOrFail(call, options)
+}
+
+async function storeOrFail(call: TrackedCall, options: ResultStageOptions): Promise<void> {
   try {
     await thresholdOrThrow(call, options)
   } catch (error) {
@@ -35,12 +48,6 @@ async function thresholdOrThrow(call: TrackedCall, options: ResultStageOptions):
     return
   }
   const threshold = persistenceThreshold(call.tool)
-  if (contentLength(outcome.content) > 0 && contentLength(outcome.content) <= threshold) {
-    // The common case needs no blob id, no store and no await.
-    call.result = raw
-    call.budgetExempt = threshold === Number.POSITIVE_INFINITY
-    return
-  }
   const processed = await processToolResult({
     block: raw,
     toolName: name,

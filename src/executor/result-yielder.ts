@@ -37,7 +37,11 @@ export function createResultYielder(options: YielderOptions) {
   async function drainOnce(): Promise<void> {
     const session = options.session()
     const stage = { runId: options.runId, tenant: session.tenant, blobs: session.blobs, budget: options.budget }
-    for (const call of waiting) if (!call.result) await applyToolThreshold(call, stage)
+    for (const call of waiting) {
+      if (call.result) continue
+      const storing = applyToolThreshold(call, stage)
+      if (storing) await storing
+    }
     if (calls[nextToYield]?.status === 'completed') {
       const pending = [...waiting].sort((a, b) => a.index - b.index)
       await applyBudget(pending, yieldedChars, stage)

@@ -12,7 +12,7 @@ import type { CancelMode } from './run-options.js'
 import { applyContextModifier, toCallContext } from './session-context.js'
 import { settleOrAbort } from './settle-or-abort.js'
 import { pipelineFaultMessage, wrapToolUseError } from './tool-error-messages.js'
-import { abortCall, canStart, type ExecutingSet, type TrackedCall } from './tracked-call.js'
+import { abortCall, callSignal, canStart, type ExecutingSet, type TrackedCall } from './tracked-call.js'
 
 /**
  * The scheduler of SPEC §6 for one run. Blocks are queued in order; the queue is walked in order
@@ -123,17 +123,22 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       call.timer = setTimeout(() => abortCall(call, { kind: 'timeout', timeoutMs }), timeoutMs)
       call.timer.unref?.()
     }
-    const signal = call.controller.signal
     let outcome: CallOutcome | undefined
     try {
       const pipeline = runCallPipeline({
         tool,
         block: call.block,
         parsedInput: call.parsedInput!,
-        context: toCallContext(session, { runId, toolUseId: call.block.id, abortSignal: signal, tools }),
+        context: toCallContext(session, {
+          runId,
+          toolUseId: call.block.id,
+          abortSignal: () => callSignal(call),
+          tools,
+        }),
         parentMessage: options.parentMessage,
         permissions,
         hooks,
+        isAborted: () => call.abortReason !== undefined,
         onProgress: (data) => {
           if (call.status === 'executing') emit({ type: 'tool.progress', tool_use_id: call.block.id, data })
         },
@@ -144,7 +149,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     } catch (fault) {
       outcome = { content: pipelineFaultMessage(tool.name, String(fault)), isError: true }
     }
-    if (signal.aborted && isAbortReason(signal.reason)) stop(call, signal.reason)
+    if (isAbortReason(call.abortReason)) stop(call, call.abortReason)
     else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true })
     schedule()
   }
@@ -202,7 +207,6 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       const call: TrackedCall = {
         index: calls.length,
         block,
-        controller: new AbortController(),
         safe: false,
         status: 'queued',
       }

@@ -1,9 +1,12 @@
 import type { ContextModifier, Tools, ToolUseContext } from '../tool/tool.js'
 import type { SessionContext } from './run-executor-types.js'
 
-type CallFields = { runId: string; toolUseId: string; abortSignal: AbortSignal; tools: Tools }
+type CallFields = { runId: string; toolUseId: string; abortSignal: AbortSignal | (() => AbortSignal); tools: Tools }
 
-/** Written out rather than spread: this runs once per call and spreads showed in profiles. */
+/**
+ * Written out rather than spread: this runs once per call and spreads showed in profiles. The
+ * signal may be given lazily, so a call that never looks at it never allocates one.
+ */
 export function toCallContext(session: SessionContext, fields: CallFields): ToolUseContext {
   return {
     tenant: session.tenant,
@@ -16,7 +19,10 @@ export function toCallContext(session: SessionContext, fields: CallFields): Tool
     environment: session.environment,
     runId: fields.runId,
     toolUseId: fields.toolUseId,
-    abortSignal: fields.abortSignal,
+    get abortSignal() {
+      const signal = fields.abortSignal
+      return typeof signal === 'function' ? signal() : signal
+    },
     tools: fields.tools,
   }
 }

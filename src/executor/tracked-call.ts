@@ -9,7 +9,10 @@ export type CallStatus = 'queued' | 'executing' | 'completed' | 'yielded'
 export type TrackedCall = {
   readonly index: number
   readonly block: ToolUseBlock
-  readonly controller: AbortController
+  /** Created on first use of the call's signal: most calls never look at it (see abortCall). */
+  controller?: AbortController
+  /** Set once, when the executor aborts the call. */
+  abortReason?: unknown
   tool?: AnyTool
   parsedInput?: { [key: string]: unknown }
   /** Decided once at queue time: parsed input AND isConcurrencySafe(parsed) without throwing. */
@@ -29,9 +32,19 @@ export type TrackedCall = {
 
 /** Every abort goes through here, so the executor can stop waiting without signal listeners. */
 export function abortCall(call: TrackedCall, reason: unknown): void {
-  if (call.controller.signal.aborted) return
-  call.controller.abort(reason)
+  if (call.abortReason !== undefined) return
+  call.abortReason = reason
+  call.controller?.abort(reason)
   call.onAbort?.()
+}
+
+/** The call's AbortSignal, created lazily (already aborted if the call was). */
+export function callSignal(call: TrackedCall): AbortSignal {
+  if (!call.controller) {
+    call.controller = new AbortController()
+    if (call.abortReason !== undefined) call.controller.abort(call.abortReason)
+  }
+  return call.controller.signal
 }
 
 /** Classifies a call for scheduling; a throwing `isConcurrencySafe` counts as unsafe. */

@@ -1,4 +1,4 @@
-import type { HookRunner } from '../executor/hooks-port.js'
+import { type HookRunner, NO_HOOKS } from '../executor/hooks-port.js'
 import type { AnyTool, ToolUseContext } from '../tool/tool.js'
 import { combinePostToolUseVerdicts, combinePreToolUseVerdicts } from './combine-hook-verdicts.js'
 import { compileHookMatcher } from './hook-matcher.js'
@@ -67,6 +67,8 @@ export function createHookRunner(config: HooksConfig | undefined, options: HookR
     PostToolUse: compile('PostToolUse'),
     PostToolUseFailure: compile('PostToolUseFailure'),
   }
+  // Nothing configured: the engine skips its hook stages entirely for NO_HOOKS.
+  if (Object.values(groups).every((list) => list.length === 0)) return NO_HOOKS
 
   async function run(event: HookEventName, tool: AnyTool, input: Input, context: ToolUseContext, extra: Extra) {
     const hooks = groups[event].filter((group) => group.matches(tool.name)).flatMap((group) => group.hooks)
