@@ -33,7 +33,7 @@ function isFlatRecord(input: unknown): boolean {
 /** Step 5: drops fields only the service may set (Bash's `_simulatedSedEdit`), schema or not. */
 export function stripInternalKeys(tool: AnyTool, input: { [key: string]: unknown }): { [key: string]: unknown } {
   const internal = tool.internalInputKeys
-  if (!internal || !internal.some((key) => key in input)) return input
+  if (!internal?.some((key) => key in input)) return input
   const copy = { ...input }
   for (const key of internal) delete copy[key]
   return copy
