@@ -52,12 +52,18 @@ export function createFileBlobStore(options: FileBlobStoreOptions): FileBlobStor
     return tenantDirectory
   }
 
-  async function blobPath(tenant: string, blobId: string): Promise<string> {
+  /** Synchronous, so a write claims its id before any await and concurrent writers queue behind it. */
+  function blobPath(tenant: string, blobId: string): string {
     assertValidTenant(tenant)
     assertValidBlobId(blobId)
-    const tenantDirectory = path.join(root, tenant)
+    return path.join(root, tenant, blobId)
+  }
+
+  async function ensureDirectoryOf(filePath: string): Promise<void> {
+    const tenantDirectory = path.dirname(filePath)
+    if (createdDirectories.has(tenantDirectory)) return
     await mkdir(tenantDirectory, { recursive: true })
-    return path.join(tenantDirectory, blobId)
+    createdDirectories.add(tenantDirectory)
   }
 
   async function statFile(blobId: string, filePath: string): Promise<BlobRef | null> {
@@ -87,9 +93,9 @@ export function createFileBlobStore(options: FileBlobStoreOptions): FileBlobStor
   }
 
   async function write(tenant: string, blobId: string, content: string): Promise<BlobRef> {
-    const filePath = await blobPath(tenant, blobId)
+    const filePath = blobPath(tenant, blobId)
     if (pending.has(filePath)) return existingBlob(blobId, filePath)
-    const writing = writeFile(filePath, content, { flag: 'wx' })
+    const writing = ensureDirectoryOf(filePath).then(() => writeFile(filePath, content, { flag: 'wx' }))
     track(filePath, writing)
     try {
       await writing
@@ -103,12 +109,13 @@ export function createFileBlobStore(options: FileBlobStoreOptions): FileBlobStor
   }
 
   async function openWriteStream(tenant: string, blobId: string): Promise<BlobStream> {
-    const filePath = await blobPath(tenant, blobId)
+    const filePath = blobPath(tenant, blobId)
     if (pending.has(filePath)) return reuseStream(blobId, filePath)
     let settle = () => {}
     track(filePath, new Promise<void>((resolve) => (settle = resolve)))
     let handle: FileHandle
     try {
+      await ensureDirectoryOf(filePath)
       handle = await open(filePath, 'wx')
     } catch (error) {
       settle()
