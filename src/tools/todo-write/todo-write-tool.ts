@@ -36,6 +36,10 @@ export const TodoWriteTool = buildTool({
     return PROMPT
   },
   userFacingName: () => TODO_WRITE_TOOL_NAME,
+  // It only replaces the session's own list: nothing outside the session changes, so no prompt.
+  async checkPermissions(input: TodoWriteInput) {
+    return { behavior: 'allow' as const, updatedInput: input }
+  },
   async call(input: TodoWriteInput, context) {
     const newTodos: Todo[] = input.todos.map((todo) => ({ ...todo }))
     const data: TodoWriteOutput = { oldTodos: context.todos, newTodos }

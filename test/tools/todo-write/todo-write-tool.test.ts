@@ -1,5 +1,6 @@
 // Pins TodoWrite: the list is replaced through a context modifier, never mutated in place.
 import { describe, expect, it } from 'vitest'
+import { decidePermission } from '../../../src/permissions/decide-permission.js'
 import { TodoWriteTool } from '../../../src/tools/todo-write/todo-write-tool.js'
 import { createTestContext, okData, runTool } from '../helpers.js'
 
@@ -26,5 +27,11 @@ describe('TodoWrite', () => {
     expect(TodoWriteTool.inputSchema.safeParse({ todos: [{ content: 'x', status: 'pending', id: 1 }] }).success).toBe(
       false,
     )
+  })
+
+  it('is allowed without a rule or a prompt, since it only changes the session', async () => {
+    const context = createTestContext({ cwd: '/tmp', blobRoot: '/tmp/toolexec-todo-blobs' })
+    const input = { todos: [{ content: 'x', status: 'pending' }] }
+    expect(await decidePermission({ tool: TodoWriteTool, input, context })).toMatchObject({ behavior: 'allow' })
   })
 })
