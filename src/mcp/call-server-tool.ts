@@ -1,0 +1,27 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import type { McpCallOptions } from './create-mcp-tool.js'
+import { type CallTimeouts, serverFacingSignal } from './mcp-errors.js'
+
+/**
+ * One `tools/call` on a connected client. Progress is always requested, even when nobody
+ * listens: each notification resets the idle deadline, so long calls that report progress live.
+ */
+export async function callServerTool(
+  client: Client,
+  toolName: string,
+  input: { [key: string]: unknown },
+  options: McpCallOptions,
+  timeouts: CallTimeouts,
+): Promise<CallToolResult> {
+  const { onProgress } = options
+  const result = await client.callTool({ name: toolName, arguments: input }, CallToolResultSchema, {
+    signal: serverFacingSignal(options.signal),
+    onprogress: ({ progress, total, message }) =>
+      onProgress?.({ progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) }),
+    resetTimeoutOnProgress: true,
+    timeout: timeouts.idleMs,
+    maxTotalTimeout: timeouts.totalMs,
+  })
+  return result as CallToolResult
+}

@@ -1,0 +1,251 @@
+import { isDeepStrictEqual } from 'node:util'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import {
+  type CallToolResult,
+  type Implementation,
+  type Tool as McpToolDefinition,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { AnyTool } from '../tool/tool.js'
+import { callServerTool } from './call-server-tool.js'
+import { createChangeSignal } from './change-signal.js'
+import type { McpCallOptions, McpToolCaller } from './create-mcp-tool.js'
+import {
+  type CallTimeouts,
+  callError,
+  describeConnectError,
+  isPermanentConnectError,
+  isSessionGone,
+  isTransportFailure,
+  messageOf,
+} from './mcp-errors.js'
+import type { McpLogger } from './mcp-logger.js'
+import type { McpServerState, McpServerStatus } from './mcp-server-state.js'
+import { listServerTools, type ToolsSkipped, wrapServerTools } from './mcp-server-tools.js'
+import type { McpServerConfig } from './mcp-settings-schema.js'
+import { mcpToolName } from './mcp-tool-name.js'
+import { createMcpTransport } from './mcp-transport.js'
+import { backoffDelay, delay, type RetryPolicy } from './retry-policy.js'
+
+export type ServerConnectionOptions = {
+  name: string
+  /** Already expanded; `configError` set instead when it could not be (missing variables). */
+  config: McpServerConfig
+  configError?: string
+  clientInfo: Implementation
+  logger: McpLogger
+  retry: RetryPolicy
+  connectTimeoutMs: number
+  callTimeouts: CallTimeouts
+  /** Called whenever the tools this server contributes change. */
+  onToolsChanged: () => void
+}
+
+export type ServerConnection = McpToolCaller & {
+  readonly name: string
+  state(): McpServerState
+  tools(): readonly AnyTool[]
+  /** Resolves once the first connection attempt has settled (connected, failed or closed). */
+  readonly settled: Promise<void>
+  close(): Promise<void>
+}
+
+const STDERR_TAIL_LINES = 10
+
+/**
+ * One configured server: connects with bounded exponential backoff, reconnects when the
+ * process exits or the HTTP session breaks, refreshes tools on `tools/list_changed`, and
+ * runs calls on whichever client is current. The tools it built stay valid across reconnects.
+ */
+export function createServerConnection(options: ServerConnectionOptions): ServerConnection {
+  const { name, config, logger, retry } = options
+  let status: McpServerStatus = 'connecting'
+  let lastError = options.configError
+  let connectedAt: string | undefined
+  let serverInfo: { name: string; version: string } | undefined
+  let client: Client | undefined
+  let definitions: McpToolDefinition[] = []
+  let wrappers: readonly AnyTool[] = []
+  let failures = 0
+  let stableTimer: NodeJS.Timeout | undefined
+  let closed = false
+  let loop: Promise<void> | undefined
+  const stopping = new AbortController()
+  const stderrTail: string[] = []
+  const statusChanged = createChangeSignal()
+  let markSettled = () => {}
+  const settled = new Promise<void>((resolve) => {
+    markSettled = resolve
+  })
+
+  const connection: ServerConnection = { name, state, tools: () => wrappers, settled, close, callTool }
+
+  function setStatus(next: McpServerStatus): void {
+    status = next
+    if (next === 'connected' || next === 'failed') markSettled()
+    statusChanged.notify()
+  }
+
+  function setDefinitions(next: McpToolDefinition[]): void {
+    if (isDeepStrictEqual(next, definitions)) return
+    definitions = next
+    const onSkipped = (skipped: ToolsSkipped) => logger.warn({ server: name, ...skipped }, 'MCP tool skipped')
+    wrappers = wrapServerTools({ serverName: name, definitions, caller: connection, onSkipped, logger })
+    options.onToolsChanged()
+  }
+
+  function fail(): void {
+    client = undefined
+    setDefinitions([])
+    setStatus('failed')
+    logger.error({ server: name, error: lastError }, 'MCP server failed; its tools are unavailable')
+  }
+
+  function rememberStderr(line: string): void {
+    stderrTail.push(line.length > 500 ? `${line.slice(0, 500)}…` : line)
+    if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift()
+    logger.debug({ server: name, stderr: line }, 'MCP server stderr')
+  }
+
+  async function refreshTools(from: Client): Promise<void> {
+    try {
+      const next = await listServerTools(from, { signal: stopping.signal, timeout: options.connectTimeoutMs })
+      if (client === from) setDefinitions(next)
+    } catch (error) {
+      logger.warn({ server: name, error: String(error) }, 'MCP tools/list refresh failed')
+    }
+  }
+
+  async function connectOnce(): Promise<void> {
+    stderrTail.length = 0
+    const next = new Client(options.clientInfo, { capabilities: {} })
+    let refreshing = Promise.resolve()
+    // Serialised: a burst of list_changed notifications yields ordered, complete refreshes.
+    next.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      refreshing = refreshing.then(() => (client === next ? refreshTools(next) : undefined))
+    })
+    next.onerror = (error) => logger.debug({ server: name, error: error.message }, 'MCP transport error')
+    next.onclose = () =>
+      handleLoss(next, config.type === 'stdio' ? 'the server process exited' : 'the connection closed')
+    try {
+      await next.connect(createMcpTransport(config, rememberStderr), {
+        timeout: options.connectTimeoutMs,
+        signal: stopping.signal,
+      })
+      const listed = await listServerTools(next, { signal: stopping.signal, timeout: options.connectTimeoutMs })
+      if (closed) throw new Error('shutting down')
+      client = next
+      serverInfo = next.getServerVersion()
+      connectedAt = new Date().toISOString()
+      setDefinitions(listed)
+    } catch (error) {
+      await next.close().catch(() => {})
+      throw error
+    }
+  }
+
+  async function connectLoop(): Promise<void> {
+    while (!closed) {
+      try {
+        await connectOnce()
+        setStatus('connected')
+        logger.info({ server: name, tools: wrappers.length }, 'MCP server connected')
+        clearTimeout(stableTimer)
+        stableTimer = setTimeout(() => {
+          failures = 0
+        }, retry.stableAfterMs)
+        stableTimer.unref()
+        return
+      } catch (error) {
+        if (closed) return
+        failures += 1
+        lastError = describeConnectError(error, stderrTail)
+        if (isPermanentConnectError(error) || failures >= retry.maxAttempts) return fail()
+        logger.warn({ server: name, attempt: failures, error: lastError }, 'MCP server connection failed; retrying')
+        await delay(backoffDelay(retry, failures), stopping.signal)
+      }
+    }
+  }
+
+  function handleLoss(lost: Client, reason: string): void {
+    if (closed || client !== lost) return
+    client = undefined
+    clearTimeout(stableTimer)
+    void lost.close().catch(() => {})
+    failures += 1
+    lastError = stderrTail.length > 0 ? `${reason}\nstderr:\n${stderrTail.join('\n')}` : reason
+    logger.warn({ server: name, error: lastError }, 'MCP server connection lost; reconnecting')
+    // A server that keeps dying right after it connects exhausts the same budget as one that never connects.
+    if (failures >= retry.maxAttempts) {
+      fail()
+      return
+    }
+    setStatus('reconnecting')
+    loop = connectLoop()
+  }
+
+  /** The current client; while (re)connecting, waits for the outcome rather than failing the call. */
+  async function currentClient(signal: AbortSignal): Promise<Client> {
+    while (true) {
+      if (client) return client
+      if (closed) throw new Error(`MCP server "${name}" has been shut down`)
+      if (status === 'failed') throw new Error(`MCP server "${name}" is not available: ${lastError ?? 'failed'}`)
+      if (signal.aborted) throw new Error(`Call cancelled while MCP server "${name}" was reconnecting`)
+      await statusChanged.wait(signal)
+    }
+  }
+
+  async function callTool(
+    toolName: string,
+    input: { [key: string]: unknown },
+    callOptions: McpCallOptions,
+    isRetry = false,
+  ): Promise<CallToolResult> {
+    const { signal } = callOptions
+    const current = await currentClient(signal)
+    try {
+      return await callServerTool(current, toolName, input, callOptions, options.callTimeouts)
+    } catch (error) {
+      // stdio losses arrive through onclose; an HTTP server only shows them as failed requests.
+      if (config.type === 'http' && !signal.aborted && isTransportFailure(error)) {
+        handleLoss(current, `request failed: ${messageOf(error)}`)
+        // A restarted server answers 404 for our old session before running anything: safe to retry once.
+        if (isSessionGone(error) && !isRetry) return callTool(toolName, input, callOptions, true)
+      }
+      throw callError(error, {
+        server: name,
+        tool: mcpToolName(name, toolName),
+        aborted: signal.aborted,
+        timeouts: options.callTimeouts,
+      })
+    }
+  }
+
+  function state(): McpServerState {
+    return {
+      name,
+      type: config.type,
+      status,
+      toolCount: wrappers.length,
+      ...(lastError !== undefined ? { lastError } : {}),
+      ...(connectedAt ? { connectedAt } : {}),
+      ...(serverInfo ? { serverInfo: { name: serverInfo.name, version: serverInfo.version } } : {}),
+    }
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return
+    closed = true
+    stopping.abort()
+    clearTimeout(stableTimer)
+    const current = client
+    client = undefined
+    statusChanged.notify()
+    markSettled()
+    await Promise.allSettled([loop, current?.close()])
+  }
+
+  if (options.configError !== undefined) fail()
+  else loop = connectLoop()
+  return connection
+}

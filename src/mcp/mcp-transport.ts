@@ -1,0 +1,36 @@
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { McpServerConfig } from './mcp-settings-schema.js'
+
+/**
+ * A fresh transport for one connection attempt. A stdio server's stderr is piped (never
+ * inherited) and handed over line by line: it goes to the debug log and explains failures.
+ */
+export function createMcpTransport(config: McpServerConfig, onStderrLine: (line: string) => void): Transport {
+  if (config.type === 'http') {
+    return new StreamableHTTPClientTransport(new URL(config.url), {
+      ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
+    })
+  }
+  const transport = new StdioClientTransport({
+    command: config.command,
+    args: config.args ?? [],
+    ...(config.env ? { env: config.env } : {}),
+    ...(config.cwd ? { cwd: config.cwd } : {}),
+    stderr: 'pipe',
+  })
+  let pending = ''
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    pending += chunk.toString('utf8')
+    const lines = pending.split('\n')
+    pending = lines.pop() ?? ''
+    for (const line of lines) if (line.trim() !== '') onStderrLine(line.trimEnd())
+    // A server that writes no newline must not grow this buffer without bound.
+    if (pending.length > 4096) {
+      onStderrLine(pending)
+      pending = ''
+    }
+  })
+  return transport
+}
