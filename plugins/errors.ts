@@ -1,0 +1,61 @@
+import type { FastifyError, FastifyReply } from 'fastify'
+import fp from 'fastify-plugin'
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
+import { ApiError, isApiError } from '../src/errors/api-error.js'
+import { PROBLEM_CONTENT_TYPE, toProblem } from '../src/errors/problem.js'
+
+/** Every error leaves as application/problem+json with a catalogue code; nothing else escapes. */
+export const errorsPlugin = fp(
+  async (app) => {
+    const { maxBodyBytes } = app.config
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const apiError = toApiError(error, maxBodyBytes)
+      if (apiError.status >= 500) request.log.error({ err: error }, 'request failed')
+      else request.log.info({ code: apiError.code }, apiError.message)
+      return sendProblem(reply, apiError)
+    })
+    app.setNotFoundHandler((request, reply) =>
+      sendProblem(reply, new ApiError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
+    )
+  },
+  { name: 'errors', dependencies: ['config'] },
+)
+
+export function sendProblem(reply: FastifyReply, error: ApiError) {
+  if (error.status === 401) reply.header('www-authenticate', 'Bearer')
+  // Pre-serialised: a route's response schema for this status must not reshape the problem.
+  return reply
+    .code(error.status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(JSON.stringify(toProblem(error)))
+}
+
+function toApiError(error: FastifyError, maxBodyBytes: number): ApiError {
+  if (isApiError(error)) return error
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const where = error.validationContext ?? 'request'
+    const issues = error.validation.map((issue) => {
+      const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.')
+      return `${where}${path === '' ? '' : `.${path}`}: ${issue.message}`
+    })
+    return new ApiError('invalid_request', issues.join('; '))
+  }
+  if (isResponseSerializationError(error))
+    return new ApiError('internal_error', 'The response did not match its schema')
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(
+        'body_too_large',
+        `Request bodies are limited to ${maxBodyBytes} bytes (TOOLEXEC_MAX_BODY_BYTES)`,
+      )
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'Send the body as application/json')
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_request', error.message)
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError('invalid_request', error.message)
+  }
+  return new ApiError('internal_error', 'Something went wrong on our side; the error is logged')
+}

@@ -1,0 +1,30 @@
+import fp from 'fastify-plugin'
+import { createMcpEndpoint } from '../src/mcp/create-mcp-endpoint.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    mcpEndpoint: ReturnType<typeof createMcpEndpoint>
+  }
+}
+
+/** toolexec as an MCP server (`/mcp`, ADR 0056): every tool call is a one-block run. */
+export const mcpEndpointPlugin = fp(
+  async (app) => {
+    const endpoint = createMcpEndpoint({
+      runManager: app.runManager,
+      sessions: app.sessions,
+      toolPool: app.toolPool,
+      inputLimits: app.config,
+      serverInfo: { name: 'toolexec', version: '0.1.0' },
+      idleTtlMs: app.config.sessionIdleTtlMs,
+    })
+    app.decorate('mcpEndpoint', endpoint)
+    const stop = app.mcp.onToolsChanged(() => endpoint.toolsChanged())
+    // preClose, after the run drain: open notification streams would keep the HTTP server from closing.
+    app.addHook('preClose', async () => {
+      stop()
+      await endpoint.close()
+    })
+  },
+  { name: 'mcp-endpoint', dependencies: ['config', 'mcp', 'run-manager', 'sessions', 'tool-pool'] },
+)

@@ -1,0 +1,19 @@
+import fp from 'fastify-plugin'
+import { createRunMetrics } from '../src/runs/run-metrics.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: ReturnType<typeof createRunMetrics>
+  }
+}
+
+/** Prometheus metrics fed by every run's events (served by routes/metrics.ts). */
+export const metricsPlugin = fp(
+  async (app) => {
+    const metrics = createRunMetrics()
+    app.decorate('metrics', metrics)
+    const stop = app.runManager.onEvent((event) => metrics.observe(event))
+    app.addHook('onClose', async () => stop())
+  },
+  { name: 'metrics', dependencies: ['run-manager'] },
+)

@@ -1,0 +1,35 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import fp from 'fastify-plugin'
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
+
+/** OpenAPI 3.1 generated from the route schemas, at /openapi.json, with Swagger UI at /docs. */
+export const swaggerPlugin = fp(
+  async (app) => {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'toolexec',
+          version: '0.1.0',
+          description:
+            'Executes the tool_use blocks a model emits and returns the tool_result blocks to send back. ' +
+            'Events: see docs/events.md.',
+        },
+        components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+        security: [{ bearerAuth: [] }],
+        tags: [
+          { name: 'runs', description: 'Execute tool_use blocks' },
+          { name: 'sessions', description: 'Tool-use context carried between runs' },
+          { name: 'tools', description: 'The tool pool and stored outputs' },
+          { name: 'operations', description: 'Health, readiness and metrics' },
+        ],
+      },
+      transform: jsonSchemaTransform,
+      transformObject: jsonSchemaTransformObject,
+    })
+    await app.register(swaggerUi, { routePrefix: '/docs' })
+    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  },
+  { name: 'swagger' },
+)

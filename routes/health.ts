@@ -1,0 +1,39 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { jsonResponse } from './responses.js'
+import { McpServerStateSchema } from './v1/mcp-servers.js'
+
+const StatusSchema = z.object({ status: z.string() })
+const ReadinessSchema = StatusSchema.extend({
+  mcp_servers: z.array(McpServerStateSchema).describe('A failed MCP server does not make the service unready'),
+})
+
+/** Liveness and readiness probes; readiness fails while the server drains for shutdown. */
+export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get('/healthz', {
+    schema: {
+      tags: ['operations'],
+      summary: 'Liveness',
+      security: [],
+      response: { 200: jsonResponse('Alive', StatusSchema) },
+    },
+    handler: async () => ({ status: 'ok' }),
+  })
+
+  app.get('/readyz', {
+    schema: {
+      tags: ['operations'],
+      summary: 'Readiness: 503 while shutting down',
+      security: [],
+      response: {
+        200: jsonResponse('Ready', ReadinessSchema),
+        503: jsonResponse('Draining for shutdown', ReadinessSchema),
+      },
+    },
+    handler: async (_request, reply) => {
+      const draining = app.runManager.shuttingDown
+      const body = { status: draining ? 'shutting_down' : 'ready', mcp_servers: app.mcp.states() }
+      return reply.code(draining ? 503 : 200).send(body)
+    },
+  })
+}

@@ -1,0 +1,68 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { ApiError } from '../../../src/errors/api-error.js'
+import { applyControlFrame, ControlFrameSchema, decodeFrame } from '../../../src/runs/client-frames.js'
+import { problemResponses } from '../../responses.js'
+import { serveEventSocket } from './event-socket.js'
+import { serveEventStream } from './event-stream.js'
+import { RunEventSchema } from './run-event-schema.js'
+import { RunParamsSchema } from './run-schemas.js'
+
+const EventsQuerySchema = z.object({
+  after: z.coerce.number().int().min(0).default(0).describe('Replay from the event after this seq'),
+})
+
+/** GET /v1/runs/{run_id}/events: WebSocket, or SSE with `Accept: text/event-stream`. */
+export const runEventsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { runManager, metrics } = app
+  app.route({
+    method: 'GET',
+    url: '/v1/runs/:run_id/events',
+    schema: {
+      tags: ['runs'],
+      summary: 'Run events over WebSocket (upgrade) or Server-Sent Events',
+      params: RunParamsSchema,
+      querystring: EventsQuerySchema,
+      headers: z.object({ 'last-event-id': z.string().regex(/^\d+$/).optional() }),
+      response: {
+        200: {
+          description: 'SSE: one RunEvent per `data:` line',
+          content: { 'text/event-stream': { schema: RunEventSchema } },
+        },
+        ...problemResponses(401, 404, 426),
+      },
+    },
+    // Before the upgrade, so an unknown run is a plain 404 rather than a socket that closes.
+    preHandler: async (request) => {
+      await runManager.get(request.tenant, request.params.run_id)
+    },
+    handler: async (request, reply) => {
+      if (!request.headers.accept?.includes('text/event-stream')) {
+        throw new ApiError('websocket_required', 'Upgrade to WebSocket, or send Accept: text/event-stream for SSE')
+      }
+      const lastEventId = request.headers['last-event-id']
+      const after = lastEventId === undefined ? request.query.after : Number(lastEventId)
+      metrics.subscriberOpened('sse')
+      await serveEventStream(
+        request,
+        reply,
+        (listener) => runManager.subscribe(request.tenant, request.params.run_id, after, listener),
+        () => metrics.subscriberClosed('sse'),
+      )
+    },
+    wsHandler: (socket, request) => {
+      const { tenant, params, query } = request
+      metrics.subscriberOpened('websocket')
+      serveEventSocket(socket, {
+        subscribe: (listener) => runManager.subscribe(tenant, params.run_id, query.after, listener),
+        onFrame: async (raw) =>
+          applyControlFrame(decodeFrame(raw, ControlFrameSchema, app.config.maxFrameBytes), {
+            cancel: (mode) => runManager.cancel(tenant, params.run_id, mode),
+            answer: (requestId, answer) => runManager.answerPermission(tenant, params.run_id, requestId, answer),
+          }),
+        log: request.log,
+        onClose: () => metrics.subscriberClosed('websocket'),
+      })
+    },
+  })
+}

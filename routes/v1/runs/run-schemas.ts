@@ -1,0 +1,95 @@
+import { z } from 'zod'
+import { AssistantMessageSchema, ToolResultBlockSchema, ToolUseBlockSchema } from './content-schemas.js'
+
+const positiveInteger = z.number().int().min(1)
+
+/** Options shared by POST /v1/runs and the `run.start` frame of /v1/stream. */
+export const RunOptionsShape = {
+  session_id: z.string().min(1).optional().describe('Run in this session; omitted: a fresh session of defaults'),
+  max_concurrency: positiveInteger.optional().describe('Lower the operator cap on calls executing at once'),
+  timeout_ms: positiveInteger.optional().describe('Deadline for the whole run'),
+  call_timeout_ms: positiveInteger.optional().describe("Per-call deadline overriding each tool's default"),
+  cancel_on_error: z
+    .enum(['bash', 'any', 'none'])
+    .optional()
+    .describe('Which errors cancel the unfinished sibling calls (default bash)'),
+  max_result_chars: positiveInteger.optional().describe('Budget for all results of the run together'),
+  permission_timeout_ms: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('How long a permission ask waits for an answer; wait:true runs deny at once without it'),
+}
+
+export const CreateRunBodySchema = z
+  .strictObject({
+    tool_uses: z.array(ToolUseBlockSchema).optional(),
+    message: AssistantMessageSchema.optional(),
+    wait: z.boolean().default(true).describe('Answer when the run is over (200) or at once (202)'),
+    ...RunOptionsShape,
+  })
+  .meta({ id: 'CreateRunRequest', description: 'Send exactly one of `tool_uses` or `message`' })
+
+export const IdempotencyHeadersSchema = z.object({
+  'idempotency-key': z.string().min(1).max(255).optional().describe('Retry-safe key: same key and body, same run'),
+})
+
+export const RunStatusSchema = z.enum(['running', 'completed', 'cancelled'])
+
+export const BlobReferenceSchema = z
+  .object({ tool_use_id: z.string(), blob_id: z.string(), url: z.string(), size: z.number().int() })
+  .meta({ id: 'BlobReference' })
+
+export const RunResultSchema = z
+  .object({
+    run_id: z.string(),
+    status: RunStatusSchema,
+    session_id: z.string(),
+    results: z.array(ToolResultBlockSchema).describe('One per tool_use block, in block order'),
+    message: z.object({ role: z.literal('user'), content: z.array(ToolResultBlockSchema) }),
+    blobs: z.array(BlobReferenceSchema),
+  })
+  .meta({ id: 'RunResult' })
+
+export const RunAcceptedSchema = z
+  .object({ run_id: z.string(), status: RunStatusSchema, events_url: z.string() })
+  .meta({ id: 'RunAccepted' })
+
+export const RunSchema = z
+  .object({
+    run_id: z.string(),
+    status: RunStatusSchema,
+    session_id: z.string(),
+    tool_use_ids: z.array(z.string()),
+    results: z.array(ToolResultBlockSchema).describe('Results so far, in block order'),
+    blobs: z.array(BlobReferenceSchema),
+    created_at: z.string(),
+    finished_at: z.string().optional(),
+    events_url: z.string(),
+  })
+  .meta({ id: 'Run' })
+
+export const RunParamsSchema = z.object({ run_id: z.string().min(1) })
+
+// Nullish: a POST without a body arrives as null.
+export const CancelRunBodySchema = z
+  .strictObject({
+    mode: z
+      .enum(['cancel', 'interrupt'])
+      .optional()
+      .describe('interrupt: running calls that block finish (default cancel)'),
+  })
+  .nullish()
+
+export const CancelRunResponseSchema = z
+  .object({ run_id: z.string(), status: RunStatusSchema, cancel_requested: z.boolean() })
+  .meta({ id: 'CancelRunResponse' })
+
+export const PermissionAnswerBodySchema = z
+  .strictObject({
+    decision: z.enum(['allow', 'deny']),
+    updated_input: z.record(z.string(), z.unknown()).optional().describe('allow only: the input to run instead'),
+    message: z.string().optional().describe('deny only: becomes the result text'),
+  })
+  .meta({ id: 'PermissionAnswer' })

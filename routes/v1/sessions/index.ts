@@ -1,0 +1,61 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { ApiError } from '../../../src/errors/api-error.js'
+import type { SessionRecord } from '../../../src/stores/session-store.js'
+import { jsonResponse, problemResponses } from '../../responses.js'
+import { CreateSessionBodySchema, SessionParamsSchema, SessionSchema } from './session-schemas.js'
+
+/** POST /v1/sessions, GET and DELETE /v1/sessions/{session_id}. */
+export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const view = (session: SessionRecord) => ({
+    session_id: session.sessionId,
+    cwd: session.cwd,
+    permission_mode: session.permissionContext.mode,
+    permissions: {
+      allow: [...(session.permissionContext.alwaysAllowRules.session ?? [])],
+      deny: [...(session.permissionContext.alwaysDenyRules.session ?? [])],
+      ask: [...(session.permissionContext.alwaysAskRules.session ?? [])],
+    },
+    additional_directories: [...session.permissionContext.additionalWorkingDirectories],
+    todos: session.todos.map((todo) => ({ ...todo })),
+    files_read: session.readFileState.size,
+    ...(session.activeRunId === undefined ? {} : { active_run_id: session.activeRunId }),
+    created_at: session.createdAt,
+    expires_at: new Date(app.sessions.expiresAt(session)).toISOString(),
+  })
+
+  app.post('/v1/sessions', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Create a session',
+      body: CreateSessionBodySchema,
+      response: { 201: jsonResponse('The new session', SessionSchema), ...problemResponses(400, 401, 403) },
+    },
+    handler: async (request, reply) =>
+      reply.code(201).send(view(await app.sessions.create(request.tenant, request.body ?? {}))),
+  })
+
+  app.get('/v1/sessions/:session_id', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Read a session',
+      params: SessionParamsSchema,
+      response: { 200: jsonResponse('The session', SessionSchema), ...problemResponses(401, 404) },
+    },
+    handler: async (request) => view(await app.sessions.get(request.tenant, request.params.session_id)),
+  })
+
+  app.delete('/v1/sessions/:session_id', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Delete a session',
+      params: SessionParamsSchema,
+      response: { 204: z.undefined().describe('Deleted'), ...problemResponses(401, 404) },
+    },
+    handler: async (request, reply) => {
+      const deleted = await app.sessions.delete(request.tenant, request.params.session_id)
+      if (!deleted) throw new ApiError('session_not_found', `No session ${request.params.session_id}`)
+      return reply.code(204).send()
+    },
+  })
+}

@@ -1,0 +1,40 @@
+import { z } from 'zod'
+import { PERMISSION_MODES } from '../../../src/permissions/permission-context.js'
+
+const RulesSchema = z.array(z.string().min(1).max(1000)).max(1000)
+
+export const CreateSessionBodySchema = z
+  .strictObject({
+    cwd: z.string().min(1).optional().describe("Working directory, relative to the tenant's workspace"),
+    permission_mode: z.enum(PERMISSION_MODES).optional(),
+    permissions: z
+      .strictObject({ allow: RulesSchema.optional(), deny: RulesSchema.optional(), ask: RulesSchema.optional() })
+      .optional()
+      .describe("Session rules; they add to the operator's, whose deny rules always win"),
+    additional_directories: z.array(z.string().min(1)).max(100).optional(),
+  })
+  .meta({ id: 'CreateSessionRequest' })
+  .nullish()
+
+export const SessionSchema = z
+  .object({
+    session_id: z.string(),
+    cwd: z.string(),
+    permission_mode: z.enum(PERMISSION_MODES),
+    permissions: z.object({ allow: z.array(z.string()), deny: z.array(z.string()), ask: z.array(z.string()) }),
+    additional_directories: z.array(z.string()),
+    todos: z.array(
+      z.object({
+        content: z.string(),
+        status: z.enum(['pending', 'in_progress', 'completed']),
+        activeForm: z.string().optional(),
+      }),
+    ),
+    files_read: z.number().int().describe('Files Read has recorded (Edit requires reading first)'),
+    active_run_id: z.string().optional(),
+    created_at: z.string(),
+    expires_at: z.string().describe('When the session expires if it stays idle'),
+  })
+  .meta({ id: 'Session' })
+
+export const SessionParamsSchema = z.object({ session_id: z.string().min(1) })

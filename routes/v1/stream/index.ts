@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { ApiError } from '../../../src/errors/api-error.js'
+import { decodeFrame, errorFrame } from '../../../src/runs/client-frames.js'
+import { createStreamInput, type StreamFrame } from '../../../src/runs/stream-input.js'
+import { problemResponses } from '../../responses.js'
+import { StreamFrameSchema } from './stream-frame-schema.js'
+
+/** GET /v1/stream: a WebSocket that takes tool_use blocks while the model is still producing them. */
+export const streamRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.route({
+    method: 'GET',
+    url: '/v1/stream',
+    schema: {
+      tags: ['runs'],
+      summary: 'Streamed input over WebSocket (see docs/events.md); plain HTTP gets 426',
+      response: problemResponses(401, 426),
+    },
+    handler: async () => {
+      throw new ApiError('websocket_required', 'GET /v1/stream is a WebSocket endpoint')
+    },
+    wsHandler: (socket, request) => {
+      const send = (frame: object) => {
+        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame))
+      }
+      const input = createStreamInput({
+        runManager: app.runManager,
+        tenant: request.tenant,
+        limits: app.config,
+        logger: request.log,
+        send: (event) => {
+          send(event)
+          if (event.type === 'run.completed') socket.close(1000, 'run completed')
+        },
+      })
+      app.metrics.subscriberOpened('stream')
+      // Frames are handled strictly in order: a block must not overtake the run.start before it.
+      let queue = Promise.resolve()
+      socket.on('message', (raw) => {
+        queue = queue
+          .then(() => input.handle(decodeFrame(raw, StreamFrameSchema, app.config.maxFrameBytes) as StreamFrame))
+          .catch((error: unknown) => {
+            if (errorFrame(error).code === 'internal_error') request.log.error({ err: error }, 'stream frame failed')
+            send(errorFrame(error))
+          })
+      })
+      socket.on('close', () => {
+        app.metrics.subscriberClosed('stream')
+        queue = queue.then(() => input.close())
+      })
+    },
+  })
+}

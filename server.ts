@@ -1,0 +1,32 @@
+import closeWithGrace from 'close-with-grace'
+import { buildApp } from './app.js'
+import { ConfigError } from './src/config/config-error.js'
+import { loadConfig } from './src/config/load-config.js'
+import { McpSettingsError } from './src/mcp/mcp-settings-schema.js'
+import { SettingsError } from './src/permissions/settings-schema.js'
+
+/** The only file that listens: config from the environment, the app, and a graceful shutdown. */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>
+  let app: Awaited<ReturnType<typeof buildApp>>
+  try {
+    config = loadConfig(process.env)
+    app = await buildApp(config)
+  } catch (error) {
+    // A bad environment or settings file: a readable message and exit 1, no stack trace.
+    if (error instanceof ConfigError || error instanceof SettingsError || error instanceof McpSettingsError) {
+      process.stderr.write(`toolexec: ${error.message}\n`)
+      process.exit(1)
+    }
+    throw error
+  }
+  // The grace period covers the run drain (TOOLEXEC_SHUTDOWN_GRACE_MS) plus the cancel that follows it.
+  closeWithGrace({ delay: config.shutdownGraceMs + 5000, logger: false }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'closing after an uncaught error')
+    else app.log.info({ signal }, 'shutting down')
+    await app.close()
+  })
+  await app.listen({ host: config.host, port: config.port })
+}
+
+await main()

@@ -1,0 +1,44 @@
+import { z } from 'zod'
+
+const SECOND = 1000
+const MINUTE = 60 * SECOND
+const HOUR = 60 * MINUTE
+const MIB = 1024 * 1024
+
+const milliseconds = (fallback: number) => z.coerce.number().int().min(1).default(fallback)
+const count = (fallback: number) => z.coerce.number().int().min(1).default(fallback)
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export const SANDBOX_MODES = ['auto', 'bwrap', 'off'] as const
+export type SandboxMode = (typeof SANDBOX_MODES)[number]
+
+/**
+ * Every environment variable the service reads, with its default. Values arrive as strings;
+ * empty strings count as unset (docker-compose passes `VAR=` through). The concurrency cap and
+ * the API keys have their own parsers: the first falls back with a warning, the second is a list.
+ */
+export const EnvSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  CLAUDE_CODE_SIMPLE: z.stringbool().default(false),
+  TOOLEXEC_WORKSPACE: z.string().min(1).default('./.data/workspace'),
+  TOOLEXEC_BLOB_DIR: z.string().min(1).default('./.data/blobs'),
+  TOOLEXEC_SETTINGS: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  TOOLEXEC_REDIS_URL: z.url().optional(),
+  TOOLEXEC_SANDBOX: z.enum(SANDBOX_MODES).default('auto'),
+  TOOLEXEC_BLOB_TTL_MS: milliseconds(24 * HOUR),
+  TOOLEXEC_SESSION_IDLE_TTL_MS: milliseconds(HOUR),
+  TOOLEXEC_RUN_TTL_MS: milliseconds(HOUR),
+  TOOLEXEC_MAX_RETAINED_RUNS: count(10_000),
+  TOOLEXEC_SWEEP_INTERVAL_MS: milliseconds(MINUTE),
+  TOOLEXEC_MAX_BODY_BYTES: count(10 * MIB),
+  TOOLEXEC_MAX_BLOCKS_PER_RUN: count(256),
+  TOOLEXEC_MAX_INPUT_BYTES: count(MIB),
+  TOOLEXEC_MAX_FRAME_BYTES: count(2 * MIB),
+  TOOLEXEC_SHUTDOWN_GRACE_MS: milliseconds(10 * SECOND),
+  TOOLEXEC_PERMISSION_TIMEOUT_MS: milliseconds(MINUTE),
+  TOOLEXEC_MAX_RESULT_CHARS: count(200_000),
+})
+
+export type Env = z.infer<typeof EnvSchema>

@@ -1,0 +1,24 @@
+import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.js'
+
+/**
+ * A fault the caller can act on, carrying a catalogue code. Thrown by the domain and turned
+ * into application/problem+json by the HTTP layer, or into an `error` frame on a WebSocket.
+ */
+export class ApiError extends Error {
+  override name = 'ApiError'
+  readonly status: number
+  readonly title: string
+
+  constructor(
+    readonly code: ErrorCode,
+    detail: string,
+  ) {
+    super(detail)
+    this.status = ERROR_CATALOGUE[code].status
+    this.title = ERROR_CATALOGUE[code].title
+  }
+}
+
+export function isApiError(value: unknown): value is ApiError {
+  return value instanceof ApiError
+}

@@ -1,0 +1,44 @@
+/**
+ * Every error code the API can return, in one place. Codes are stable: clients branch on them.
+ * docs/api.md lists the same table; test/errors/error-catalogue.test.ts keeps both in step.
+ * `status` is the HTTP status; WebSocket error frames carry the code alone.
+ */
+export const ERROR_CATALOGUE = {
+  // Requests that do not fit the schema or the limits.
+  invalid_request: { status: 400, title: 'Invalid request' },
+  duplicate_tool_use_id: { status: 400, title: 'Duplicate tool_use id' },
+  no_tool_uses: { status: 400, title: 'No tool_use blocks' },
+  too_many_blocks: { status: 400, title: 'Too many tool_use blocks' },
+  input_too_large: { status: 413, title: 'Tool input too large' },
+  body_too_large: { status: 413, title: 'Request body too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  path_outside_workspace: { status: 400, title: 'Path outside the workspace' },
+  invalid_permission_rule: { status: 400, title: 'Invalid permission rule' },
+  // Authentication and authorisation.
+  unauthorized: { status: 401, title: 'Missing or unknown API key' },
+  loopback_only: { status: 403, title: 'Only loopback clients are accepted' },
+  permission_mode_forbidden: { status: 403, title: 'Permission mode forbidden by the operator' },
+  // Things that do not exist (or belong to another tenant).
+  route_not_found: { status: 404, title: 'No such route' },
+  run_not_found: { status: 404, title: 'Run not found' },
+  session_not_found: { status: 404, title: 'Session not found' },
+  blob_not_found: { status: 404, title: 'Blob not found' },
+  permission_request_not_found: { status: 404, title: 'Permission request not found' },
+  // Conflicts with the current state.
+  idempotency_key_reused: { status: 409, title: 'Idempotency-Key reused with another body' },
+  session_busy: { status: 409, title: 'Session has a run in progress' },
+  websocket_required: { status: 426, title: 'WebSocket upgrade required' },
+  // WebSocket frames (sent as `{type: "error", code, message}`; the socket stays open).
+  invalid_frame: { status: 400, title: 'Invalid frame' },
+  frame_too_large: { status: 413, title: 'Frame too large' },
+  stream_not_started: { status: 409, title: 'Send run.start first' },
+  stream_already_started: { status: 409, title: 'run.start was already sent' },
+  input_ended: { status: 409, title: 'Input already ended' },
+  // The server itself.
+  shutting_down: { status: 503, title: 'Server shutting down' },
+  internal_error: { status: 500, title: 'Internal server error' },
+} as const satisfies Record<string, { status: number; title: string }>
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE
+
+export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[]

@@ -1,0 +1,174 @@
+import type { HookRunner } from '../executor/hooks-port.js'
+import type { PermissionGate } from '../executor/permission-port.js'
+import type { RunExecutor, RunExecutorOptions, RunOutcome } from '../executor/run-executor-types.js'
+import type { CancelMode, RunOptions } from '../executor/run-options.js'
+import { type AssistantMessage, type ToolUseBlock, toolResult } from '../messages/content-blocks.js'
+import type { PermissionPrompter } from '../permissions/permission-prompter.js'
+import type { SessionService } from '../sessions/session-service.js'
+import type { RunMode, RunRecord } from '../stores/run-store.js'
+import type { SessionRecord } from '../stores/session-store.js'
+import type { Stores } from '../stores/stores.js'
+import type { Tools } from '../tool/tool.js'
+import { createPermissionBroker, type PermissionAnswer } from './permission-broker.js'
+import type { RunEvent, RunEventBody } from './run-event.js'
+import type { RunLogger } from './run-logger.js'
+
+/** Builds the permission gate of one run around its prompter (the seam the permissions module fills). */
+export type PermissionGateFactory = (seam: {
+  prompter: PermissionPrompter
+  timeoutMs: number | undefined
+}) => PermissionGate
+
+export type LiveRunDependencies = {
+  stores: Stores
+  sessions: SessionService
+  createExecutor: (options: RunExecutorOptions) => RunExecutor
+  permissionGateFor: PermissionGateFactory
+  hooks?: HookRunner
+  runTtlMs: number
+  observe: (event: RunEvent, tenant: string) => void
+  now: () => number
+}
+
+export type LiveRunSpec = {
+  runId: string
+  session: SessionRecord
+  mode: RunMode
+  tools: Tools
+  blocks: readonly ToolUseBlock[]
+  refusals: ReadonlyMap<string, string>
+  parentMessage: AssistantMessage
+  runOptions: RunOptions
+  permissionTimeoutMs: number | undefined
+  idempotencyKey?: string
+  logger: RunLogger
+}
+
+/** A run executing in this process: its executor, its approver, and the promise of its final record. */
+export type LiveRun = Awaited<ReturnType<typeof launchRun>>
+
+/**
+ * Starts one run: stores its record, wires the executor's events into the event store (in
+ * order, through one promise chain), and on completion saves the results and hands the
+ * session's new context back.
+ */
+export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRunSpec) {
+  const { stores, sessions, now } = dependencies
+  const { runId, session, logger } = spec
+  const tenant = session.tenant
+  const record: RunRecord = {
+    runId,
+    tenant,
+    sessionId: session.sessionId,
+    mode: spec.mode,
+    createdAt: new Date(now()).toISOString(),
+    ...(spec.idempotencyKey === undefined ? {} : { idempotencyKey: spec.idempotencyKey }),
+    status: 'running',
+    toolUseIds: spec.blocks.map((block) => block.id),
+    results: [],
+    blobs: [],
+  }
+  await stores.runs.create(record)
+
+  let chain: Promise<unknown> = Promise.resolve()
+  const enqueue = (work: () => Promise<unknown>) => {
+    chain = chain.then(work).catch((error) => logger.error({ err: error }, 'storing a run event failed'))
+  }
+  let completion: RunEventBody | undefined
+  const emit = (body: RunEventBody) => {
+    // Held back until the record is final and the session free: whoever sees run.completed
+    // may read the results or start the next run on the session at once.
+    if (body.type === 'run.completed') completion = body
+    else store(body)
+  }
+  const store = (body: RunEventBody) =>
+    enqueue(async () => {
+      const event = await stores.events.append(runId, body)
+      if (body.type === 'tool.result') await stores.runs.appendResult(runId, body.result)
+      dependencies.observe(event, tenant)
+    })
+
+  const broker = createPermissionBroker({ emit, timeoutMs: spec.permissionTimeoutMs })
+  const executor = dependencies.createExecutor({
+    runId,
+    tools: spec.tools,
+    context: sessions.contextFor(session),
+    parentMessage: spec.parentMessage,
+    options: spec.runOptions,
+    emit,
+    permissions: dependencies.permissionGateFor({ prompter: broker.prompter, timeoutMs: spec.permissionTimeoutMs }),
+    ...(dependencies.hooks ? { hooks: dependencies.hooks } : {}),
+  })
+  const blockIds: string[] = []
+  let inputEnded = false
+
+  function addToolUse(block: ToolUseBlock, options?: { refuseWith?: string }): void {
+    executor.addToolUse(block, options)
+    blockIds.push(block.id)
+    if (spec.mode === 'stream') enqueue(() => stores.runs.appendToolUseId(runId, block.id))
+  }
+  for (const block of spec.blocks) {
+    const refusal = spec.refusals.get(block.id)
+    addToolUse(block, refusal === undefined ? undefined : { refuseWith: refusal })
+  }
+  function endInput(): void {
+    if (inputEnded) return
+    inputEnded = true
+    executor.endInput()
+  }
+  if (spec.mode !== 'stream') endInput()
+
+  const finished = executor.finished
+    .catch((fault: unknown) => recoverOutcome(fault))
+    .then(async (outcome) => {
+      await chain
+      try {
+        const finishedAt = now()
+        await stores.runs.complete(runId, {
+          status: outcome.status,
+          results: outcome.results,
+          blobs: outcome.blobs,
+          finishedAt: new Date(finishedAt).toISOString(),
+          expiresAt: finishedAt + dependencies.runTtlMs,
+        })
+      } finally {
+        await sessions.release(session, runId, outcome.context)
+      }
+      store(completion ?? { type: 'run.completed', status: outcome.status })
+      await chain
+      logger.info({ status: outcome.status, results: outcome.results.length }, 'run finished')
+      return (await stores.runs.get(tenant, runId))!
+    })
+
+  /** The executor broke its promise: every block still gets a result, and the run completes. */
+  function recoverOutcome(fault: unknown): RunOutcome {
+    logger.error({ err: fault }, 'run executor failed')
+    const results = executor.results()
+    const answered = new Set(results.map((result) => result.tool_use_id))
+    for (const id of blockIds.filter((blockId) => !answered.has(blockId))) {
+      const result = toolResult(id, `<tool_use_error>Error calling tool: ${String(fault)}</tool_use_error>`, true)
+      results.push(result)
+      emit({ type: 'tool.result', tool_use_id: id, result })
+    }
+    emit({ type: 'run.completed', status: 'completed' })
+    return { status: 'completed', results, blobs: [], context: sessions.contextFor(session) }
+  }
+
+  return {
+    runId,
+    tenant,
+    sessionId: session.sessionId,
+    mode: spec.mode,
+    addToolUse,
+    endInput,
+    get inputEnded() {
+      return inputEnded
+    },
+    cancel(mode: CancelMode = 'cancel'): void {
+      broker.denyAll('The run was cancelled.')
+      executor.cancel(mode)
+    },
+    answerPermission: (requestId: string, answer: PermissionAnswer) => broker.answer(requestId, answer),
+    finished,
+  }
+}

@@ -1,0 +1,17 @@
+import { createHash } from 'node:crypto'
+
+/** A stable hash of a request body: key order does not matter, values do. */
+export function runFingerprint(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex')
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, child]) => child !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}

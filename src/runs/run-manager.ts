@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto'
+import { ApiError } from '../errors/api-error.js'
+import type { HookRunner } from '../executor/hooks-port.js'
+import { ALLOW_ALL } from '../executor/permission-port.js'
+import type { RunExecutor, RunExecutorOptions, SessionContext } from '../executor/run-executor-types.js'
+import type { CancelMode } from '../executor/run-options.js'
+import type { SessionService } from '../sessions/session-service.js'
+import type { RunMode, RunRecord } from '../stores/run-store.js'
+import type { Stores } from '../stores/stores.js'
+import type { Tools } from '../tool/tool.js'
+import { deferred } from './deferred.js'
+import { type LiveRun, launchRun, type PermissionGateFactory } from './live-run.js'
+import type { PermissionAnswer } from './permission-broker.js'
+import type { RunEvent } from './run-event.js'
+import type { PreparedInput } from './run-input.js'
+import { type RunLogger, SILENT_LOGGER } from './run-logger.js'
+import { permissionTimeoutOf, type RunRequestOptions, runOptionsOf } from './run-request-options.js'
+
+export type { RunRequestOptions }
+
+export type StartRunRequest = {
+  tenant: string
+  sessionId?: string
+  mode: RunMode
+  input: PreparedInput
+  options: RunRequestOptions
+  idempotency?: { key: string; fingerprint: string }
+  logger?: RunLogger
+}
+
+/** What `start` hands back: the run itself when it started here, or the earlier run a retry maps to. */
+export type RunHandle = { runId: string; replayed: boolean; live?: LiveRun; finished: Promise<RunRecord> }
+
+export type RunManagerOptions = {
+  stores: Stores
+  sessions: SessionService
+  /** The tool pool a run's calls are looked up in, for the session context it starts from. */
+  toolsFor: (context: SessionContext) => Tools | Promise<Tools>
+  createExecutor: (options: RunExecutorOptions) => RunExecutor
+  permissionGateFor?: PermissionGateFactory
+  hooks?: HookRunner
+  limits: { maxToolUseConcurrency: number; maxResultChars: number; permissionTimeoutMs: number; runTtlMs: number }
+  logger?: RunLogger
+  now?: () => number
+}
+
+/**
+ * Runs as the API sees them: starting (with Idempotency-Key replay), reading, cancelling,
+ * answering permission asks, subscribing to events, and draining on shutdown.
+ */
+export function createRunManager(options: RunManagerOptions) {
+  const { stores, sessions, limits } = options
+  const now = options.now ?? Date.now
+  const baseLogger = options.logger ?? SILENT_LOGGER
+  const live = new Map<string, LiveRun>()
+  /** Runs between their idempotency claim and their launch: a concurrent retry waits on these. */
+  const starting = new Map<string, Promise<LiveRun>>()
+  const observers = new Set<(event: RunEvent, tenant: string) => void>()
+  let shuttingDown = false
+  let drained: Promise<void> | undefined
+
+  const dependencies = {
+    stores,
+    sessions,
+    createExecutor: options.createExecutor,
+    permissionGateFor: options.permissionGateFor ?? (() => ALLOW_ALL),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+    runTtlMs: limits.runTtlMs,
+    now,
+    observe: (event: RunEvent, tenant: string) => {
+      for (const observer of observers) observer(event, tenant)
+    },
+  }
+
+  async function launch(request: StartRunRequest, runId: string): Promise<LiveRun> {
+    if (shuttingDown) throw new ApiError('shutting_down', 'The server is shutting down and takes no new runs')
+    const { tenant } = request
+    const session = request.sessionId
+      ? await sessions.claim(tenant, request.sessionId, runId)
+      : await sessions.create(tenant).then((fresh) => sessions.claim(tenant, fresh.sessionId, runId))
+    const logger = (request.logger ?? baseLogger).child({ runId, sessionId: session.sessionId })
+    try {
+      const run = await launchRun(dependencies, {
+        runId,
+        session,
+        mode: request.mode,
+        tools: await options.toolsFor(sessions.contextFor(session)),
+        ...request.input,
+        runOptions: runOptionsOf(request.options, limits),
+        permissionTimeoutMs: permissionTimeoutOf(request.mode, request.options, limits),
+        ...(request.idempotency ? { idempotencyKey: request.idempotency.key } : {}),
+        logger,
+      })
+      live.set(runId, run)
+      void run.finished.finally(() => live.delete(runId))
+      logger.info({ mode: request.mode, blocks: request.input.blocks.length }, 'run started')
+      return run
+    } catch (error) {
+      await sessions.release(session, runId)
+      throw error
+    }
+  }
+
+  async function replay(tenant: string, runId: string): Promise<RunHandle> {
+    const run = (await starting.get(runId)) ?? live.get(runId)
+    if (run) return { runId, replayed: true, finished: run.finished }
+    const record = await stores.runs.get(tenant, runId)
+    if (!record) throw new ApiError('run_not_found', `Run ${runId} has expired`)
+    return { runId, replayed: true, finished: Promise.resolve(record) }
+  }
+
+  async function start(request: StartRunRequest): Promise<RunHandle> {
+    const runId = `run_${randomUUID()}`
+    if (!request.idempotency) {
+      const run = await launch(request, runId)
+      return { runId, replayed: false, live: run, finished: run.finished }
+    }
+    const { key, fingerprint } = request.idempotency
+    // Registered before the claim, so a retry that loses the race always finds something to wait on.
+    const launching = deferred<LiveRun>()
+    starting.set(runId, launching.promise)
+    try {
+      const existing = await stores.idempotency.claim(request.tenant, key, { runId, fingerprint })
+      if (existing) {
+        if (existing.fingerprint !== fingerprint) {
+          throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body')
+        }
+        return await replay(request.tenant, existing.runId)
+      }
+      const run = await launch(request, runId).catch(async (error: unknown) => {
+        await stores.idempotency.release(request.tenant, key, runId)
+        throw error
+      })
+      launching.resolve(run)
+      return { runId, replayed: false, live: run, finished: run.finished }
+    } catch (error) {
+      launching.reject(error)
+      throw error
+    } finally {
+      starting.delete(runId)
+    }
+  }
+
+  async function get(tenant: string, runId: string): Promise<RunRecord> {
+    const record = await stores.runs.get(tenant, runId)
+    if (!record) throw new ApiError('run_not_found', `No run ${runId}`)
+    return record
+  }
+
+  /**
+   * Takes no new runs, lets running ones finish for up to `graceMs`, then cancels the rest
+   * (their calls still get results) and waits for their final records.
+   */
+  async function drain(graceMs: number): Promise<void> {
+    shuttingDown = true
+    const runs = () => [...live.values()]
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise((resolve) => {
+      timer = setTimeout(resolve, graceMs)
+    })
+    await Promise.race([Promise.allSettled(runs().map((run) => run.finished)), deadline])
+    clearTimeout(timer)
+    for (const run of runs()) {
+      run.cancel('cancel')
+      run.endInput()
+    }
+    await Promise.allSettled(runs().map((run) => run.finished))
+  }
+
+  return {
+    start,
+    get,
+    async cancel(tenant: string, runId: string, mode: CancelMode = 'cancel'): Promise<RunRecord> {
+      const record = await get(tenant, runId)
+      live.get(runId)?.cancel(mode)
+      return record
+    },
+    async answerPermission(tenant: string, runId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
+      await get(tenant, runId)
+      if (!live.get(runId)?.answerPermission(requestId, answer)) {
+        throw new ApiError('permission_request_not_found', `No open permission request ${requestId} in run ${runId}`)
+      }
+    },
+    /** Every event after `afterSeq`, then each new one; 404 for another tenant's run. */
+    async subscribe(tenant: string, runId: string, afterSeq: number, listener: (event: RunEvent) => void) {
+      await get(tenant, runId)
+      return stores.events.subscribe(runId, afterSeq, listener)
+    },
+    onEvent(observer: (event: RunEvent, tenant: string) => void): () => void {
+      observers.add(observer)
+      return () => observers.delete(observer)
+    },
+    get activeCount() {
+      return live.size
+    },
+    get shuttingDown() {
+      return shuttingDown
+    },
+    /** Idempotent: every caller waits for the same drain. */
+    shutdown(graceMs: number): Promise<void> {
+      drained ??= drain(graceMs)
+      return drained
+    },
+  }
+}
+
+export type RunManager = ReturnType<typeof createRunManager>

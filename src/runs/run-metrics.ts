@@ -1,0 +1,82 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { RunEvent } from './run-event.js'
+
+export type SubscriberTransport = 'websocket' | 'sse' | 'stream'
+
+/**
+ * Prometheus metrics derived from the run event stream, in a registry of their own (several
+ * apps may live in one process, as in the tests).
+ */
+export function createRunMetrics() {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'toolexec_' })
+  const registers = [registry]
+  const runs = new Counter({
+    name: 'toolexec_runs_total',
+    help: 'Runs by final status',
+    labelNames: ['status'],
+    registers,
+  })
+  const activeRuns = new Gauge({ name: 'toolexec_runs_active', help: 'Runs not yet completed', registers })
+  const calls = new Counter({
+    name: 'toolexec_tool_calls_total',
+    help: 'Tool calls by tool and outcome',
+    labelNames: ['tool', 'outcome'],
+    registers,
+  })
+  const duration = new Histogram({
+    name: 'toolexec_tool_call_duration_seconds',
+    help: 'Tool call duration from start to completion',
+    labelNames: ['tool'],
+    buckets: [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 120, 600],
+    registers,
+  })
+  const queued = new Gauge({ name: 'toolexec_tool_calls_queued', help: 'Calls waiting to start', registers })
+  const executing = new Gauge({ name: 'toolexec_tool_calls_executing', help: 'Calls executing now', registers })
+  const subscribers = new Gauge({
+    name: 'toolexec_event_subscribers',
+    help: 'Open event subscriptions by transport',
+    labelNames: ['transport'],
+    registers,
+  })
+  /** Tool names by `run_id/tool_use_id`, from `tool.queued` until `tool.completed`. */
+  const names = new Map<string, string>()
+
+  function observe(event: RunEvent): void {
+    const key = 'tool_use_id' in event ? `${event.run_id}/${event.tool_use_id}` : ''
+    switch (event.type) {
+      case 'run.started':
+        activeRuns.inc()
+        break
+      case 'run.completed':
+        activeRuns.dec()
+        runs.inc({ status: event.status })
+        break
+      case 'tool.queued':
+        names.set(key, event.name)
+        queued.inc()
+        break
+      case 'tool.started':
+        queued.dec()
+        executing.inc()
+        break
+      case 'tool.completed': {
+        const tool = names.get(key) ?? 'unknown'
+        names.delete(key)
+        executing.dec()
+        calls.inc({ tool, outcome: event.is_error ? 'error' : 'success' })
+        duration.observe({ tool }, event.duration_ms / 1000)
+        break
+      }
+    }
+  }
+
+  return {
+    registry,
+    observe,
+    subscriberOpened: (transport: SubscriberTransport) => subscribers.inc({ transport }),
+    subscriberClosed: (transport: SubscriberTransport) => subscribers.dec({ transport }),
+  }
+}
+
+export type RunMetrics = ReturnType<typeof createRunMetrics>

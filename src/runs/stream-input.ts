@@ -1,0 +1,108 @@
+import { ApiError } from '../errors/api-error.js'
+import type { ToolUseBlock } from '../messages/content-blocks.js'
+import { applyControlFrame, type ControlFrame } from './client-frames.js'
+import type { LiveRun } from './live-run.js'
+import type { RunEvent } from './run-event.js'
+import { checkBlocks, type InputLimits } from './run-input.js'
+import type { RunLogger } from './run-logger.js'
+import type { RunManager, RunRequestOptions } from './run-manager.js'
+import { type AssemblerAction, createStreamEventAssembler, type MessageStreamEvent } from './stream-event-assembler.js'
+
+/** Every frame a /v1/stream client may send, already decoded. */
+export type StreamFrame =
+  | ({ type: 'run.start'; session_id?: string } & RunRequestOptions)
+  | { type: 'tool_use'; tool_use: ToolUseBlock }
+  | { type: 'input.end' }
+  | ControlFrame
+  | MessageStreamEvent
+
+export type StreamInputOptions = {
+  runManager: RunManager
+  tenant: string
+  limits: InputLimits
+  logger: RunLogger
+  /** Receives the run's events once it has started. */
+  send: (event: RunEvent) => void
+}
+
+/**
+ * One streamed-input connection: `run.start` opens the run, then tool_use frames or raw Messages
+ * stream events feed it block by block (each starts as soon as it is complete), and `input.end`,
+ * `message_stop` or the client leaving ends the input. Frames must be handled one at a time.
+ */
+export function createStreamInput(options: StreamInputOptions) {
+  const { runManager, tenant } = options
+  const assembler = createStreamEventAssembler()
+  const seen = new Set<string>()
+  const content: Array<{ type: string; [key: string]: unknown }> = []
+  let run: LiveRun | undefined
+  let unsubscribe: (() => void) | undefined
+  let closed = false
+
+  async function start(frame: Extract<StreamFrame, { type: 'run.start' }>): Promise<void> {
+    if (run) throw new ApiError('stream_already_started', 'This connection already started its run')
+    const { type: _type, session_id, ...runOptions } = frame
+    const handle = await runManager.start({
+      tenant,
+      ...(session_id === undefined ? {} : { sessionId: session_id }),
+      mode: 'stream',
+      input: { blocks: [], refusals: new Map(), parentMessage: { role: 'assistant', content, stop_reason: null } },
+      options: runOptions,
+      logger: options.logger,
+    })
+    run = handle.live!
+    const stop = await runManager.subscribe(tenant, run.runId, 0, options.send)
+    if (closed) stop()
+    else unsubscribe = stop
+    if (closed) endInput(run)
+  }
+
+  function apply(target: LiveRun, actions: AssemblerAction[]): void {
+    for (const action of actions) {
+      if (action.type === 'end') {
+        target.endInput()
+        continue
+      }
+      let refusal = action.type === 'refuse' ? action.reason : undefined
+      try {
+        checkBlocks([action.block], options.limits, seen)
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== 'input_too_large') throw error
+        refusal = error.message
+      }
+      content.push(action.block)
+      target.addToolUse(action.block, refusal === undefined ? undefined : { refuseWith: refusal })
+    }
+  }
+
+  function endInput(target: LiveRun): void {
+    if (!target.inputEnded) apply(target, assembler.end())
+  }
+
+  return {
+    async handle(frame: StreamFrame): Promise<void> {
+      if (frame.type === 'run.start') return start(frame)
+      if (!run) throw new ApiError('stream_not_started', 'Send a run.start frame first')
+      const target = run
+      if (frame.type === 'run.cancel' || frame.type === 'permission.response') {
+        return applyControlFrame(frame, {
+          cancel: (mode) => runManager.cancel(tenant, target.runId, mode),
+          answer: (requestId, answer) => runManager.answerPermission(tenant, target.runId, requestId, answer),
+        })
+      }
+      if (target.inputEnded) throw new ApiError('input_ended', 'The input of this run has ended')
+      if (frame.type === 'tool_use') apply(target, assembler.pushBlock(frame.tool_use))
+      else if (frame.type === 'input.end') apply(target, assembler.end())
+      else apply(target, assembler.push(frame))
+    },
+    /** The client went away: blocks still incomplete are refused and the input ends; the run goes on. */
+    close(): void {
+      closed = true
+      unsubscribe?.()
+      if (run) endInput(run)
+    },
+    get runId() {
+      return run?.runId
+    },
+  }
+}

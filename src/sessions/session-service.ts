@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto'
+import { ApiError } from '../errors/api-error.js'
+import type { SessionContext } from '../executor/run-executor-types.js'
+import {
+  createSessionPermissionContext,
+  SessionPermissionError,
+} from '../permissions/create-session-permission-context.js'
+import type { PermissionMode } from '../permissions/permission-context.js'
+import type { PermissionsSettings } from '../permissions/settings-schema.js'
+import type { BlobStore } from '../results/blob-store.js'
+import type { SessionRecord, SessionState, SessionStore } from '../stores/session-store.js'
+import type { ToolEnvironment } from '../tool/tool.js'
+import { confineDirectory } from './confine-path.js'
+import { stripOperatorLayer, withOperatorLayer } from './operator-layer.js'
+
+export type CreateSessionInput = {
+  cwd?: string
+  permission_mode?: PermissionMode
+  permissions?: { allow?: string[]; deny?: string[]; ask?: string[] }
+  additional_directories?: string[]
+}
+
+export type SessionServiceOptions = {
+  store: SessionStore
+  blobs: BlobStore
+  /** The operator's `permissions` settings (TOOLEXEC_SETTINGS). */
+  operator: PermissionsSettings | undefined
+  /** The tenant's workspace root: every session path stays inside it. */
+  workspaceOf: (tenant: string) => string
+  environmentOf: (tenant: string) => ToolEnvironment
+  idleTtlMs: number
+  now?: () => number
+}
+
+/** Sessions as the API sees them: creation with confined paths, and the context runs start from. */
+export function createSessionService(options: SessionServiceOptions) {
+  const { store, operator } = options
+  const now = options.now ?? Date.now
+  /** Each tenant's workspace root, made and resolved once: most sessions (every run without one) use it as is. */
+  const roots = new Map<string, Promise<string>>()
+  const rootOf = (tenant: string) => {
+    let root = roots.get(tenant)
+    if (!root) {
+      root = confineDirectory(options.workspaceOf(tenant), '.', 'cwd')
+      root.catch(() => roots.delete(tenant))
+      roots.set(tenant, root)
+    }
+    return root
+  }
+
+  async function create(tenant: string, input: CreateSessionInput = {}): Promise<SessionRecord> {
+    const root = await rootOf(tenant)
+    const cwd = input.cwd === undefined ? root : await confineDirectory(root, input.cwd, 'cwd')
+    const additional = await Promise.all(
+      (input.additional_directories ?? []).map((directory) =>
+        confineDirectory(root, directory, 'additional_directories'),
+      ),
+    )
+    const permissions = input.permissions ?? {}
+    const record: SessionRecord = {
+      sessionId: `ses_${randomUUID()}`,
+      tenant,
+      createdAt: new Date(now()).toISOString(),
+      cwd,
+      permissionContext: sessionPermissionContext(operator, {
+        ...(input.permission_mode === undefined ? {} : { mode: input.permission_mode }),
+        ...permissions,
+        additionalDirectories: additional,
+        workspaceRoot: root,
+        cwd,
+      }),
+      readFileState: new Map(),
+      todos: [],
+      lastUsedAt: now(),
+    }
+    await store.create(record)
+    return record
+  }
+
+  async function get(tenant: string, sessionId: string): Promise<SessionRecord> {
+    const record = await store.get(tenant, sessionId)
+    if (!record) throw new ApiError('session_not_found', `No session ${sessionId}`)
+    return record
+  }
+
+  /** Holds the session for one run; a second concurrent run on it is refused. */
+  async function claim(tenant: string, sessionId: string, runId: string): Promise<SessionRecord> {
+    const claim = await store.claim(tenant, sessionId, runId, now())
+    if (claim === 'missing') throw new ApiError('session_not_found', `No session ${sessionId}`)
+    if (claim === 'busy') throw new ApiError('session_busy', `Session ${sessionId} has a run in progress`)
+    return get(tenant, sessionId)
+  }
+
+  async function release(session: SessionRecord, runId: string, context?: SessionContext): Promise<void> {
+    const state: SessionState | undefined = context && {
+      cwd: context.cwd,
+      permissionContext: stripOperatorLayer(context.permissionContext),
+      readFileState: context.readFileState,
+      todos: context.todos,
+    }
+    await store.release(session.tenant, session.sessionId, runId, state, now())
+  }
+
+  /** What a run starts from: the session's state with the operator's rules laid over it. */
+  function contextFor(session: SessionRecord): SessionContext {
+    return {
+      tenant: session.tenant,
+      sessionId: session.sessionId,
+      cwd: session.cwd,
+      permissionContext: withOperatorLayer(session.permissionContext, operator),
+      readFileState: session.readFileState,
+      todos: session.todos,
+      blobs: options.blobs,
+      environment: options.environmentOf(session.tenant),
+    }
+  }
+
+  function expiresAt(session: SessionRecord): number {
+    return session.lastUsedAt + options.idleTtlMs
+  }
+
+  return {
+    create,
+    get,
+    claim,
+    release,
+    contextFor,
+    expiresAt,
+    delete: (tenant: string, sessionId: string) => store.delete(tenant, sessionId),
+  }
+}
+
+export type SessionService = ReturnType<typeof createSessionService>
+
+const SESSION_PERMISSION_CODES = {
+  bypass_permissions_disabled: 'permission_mode_forbidden',
+  invalid_permission_rule: 'invalid_permission_rule',
+  directory_outside_workspace: 'path_outside_workspace',
+} as const
+
+/** The permissions module's refusals, as API errors. */
+function sessionPermissionContext(...args: Parameters<typeof createSessionPermissionContext>) {
+  try {
+    return createSessionPermissionContext(...args)
+  } catch (error) {
+    if (error instanceof SessionPermissionError) throw new ApiError(SESSION_PERMISSION_CODES[error.code], error.message)
+    throw error
+  }
+}

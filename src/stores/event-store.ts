@@ -1,0 +1,15 @@
+import type { RunEvent, RunEventBody } from '../runs/run-event.js'
+
+export type EventListener = (event: RunEvent) => void
+
+/**
+ * The ordered event log of each run. `append` stamps `seq` (1, 2, …), `run_id` and `ts`.
+ * `subscribe` delivers every event after `afterSeq` and then each new one, with no gap and no
+ * duplicate between the backlog and the live part.
+ */
+export interface EventStore {
+  append(runId: string, body: RunEventBody): Promise<RunEvent>
+  read(runId: string, afterSeq: number): Promise<RunEvent[]>
+  subscribe(runId: string, afterSeq: number, listener: EventListener): Promise<() => void>
+  delete(runId: string): Promise<void>
+}

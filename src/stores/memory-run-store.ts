@@ -1,0 +1,49 @@
+import type { RunRecord, RunStore } from './run-store.js'
+
+export type MemoryRunStoreOptions = { maxRetainedRuns: number }
+
+/** Runs in a Map (insertion order = creation order, which the eviction of old runs relies on). */
+export function createMemoryRunStore({ maxRetainedRuns }: MemoryRunStoreOptions): RunStore {
+  const runs = new Map<string, RunRecord>()
+
+  return {
+    async create(record) {
+      runs.set(record.runId, record)
+    },
+    async get(tenant, runId) {
+      const record = runs.get(runId)
+      return record?.tenant === tenant ? structuredClone(record) : undefined
+    },
+    async appendToolUseId(runId, toolUseId) {
+      runs.get(runId)?.toolUseIds.push(toolUseId)
+    },
+    async appendResult(runId, result, blob) {
+      const record = runs.get(runId)
+      if (!record) return
+      record.results.push(result)
+      if (blob) record.blobs.push(blob)
+    },
+    async complete(runId, completion) {
+      const record = runs.get(runId)
+      if (!record) return
+      Object.assign(record, completion)
+    },
+    async sweep(now) {
+      const removed: RunRecord[] = []
+      for (const record of runs.values()) {
+        if (record.expiresAt !== undefined && record.expiresAt <= now) removed.push(record)
+      }
+      for (const record of removed) runs.delete(record.runId)
+      // Over the bound: drop the oldest finished runs; running ones are never evicted.
+      let excess = runs.size - maxRetainedRuns
+      for (const record of runs.values()) {
+        if (excess <= 0) break
+        if (record.status === 'running') continue
+        runs.delete(record.runId)
+        removed.push(record)
+        excess--
+      }
+      return removed
+    },
+  }
+}

@@ -1,0 +1,46 @@
+import type { BlobInfo } from '../executor/run-executor-types.js'
+import type { ToolResultBlock } from '../messages/content-blocks.js'
+import type { RunStatus } from '../runs/run-event.js'
+
+/** How the run was created: it decides how long a permission ask may wait (SPEC §7). */
+export type RunMode = 'wait' | 'async' | 'stream'
+
+export type RunRecord = {
+  readonly runId: string
+  readonly tenant: string
+  readonly sessionId: string
+  readonly mode: RunMode
+  readonly createdAt: string
+  readonly idempotencyKey?: string
+  status: RunStatus
+  /** Known so far, in block order (a streamed run learns them as they arrive). */
+  toolUseIds: string[]
+  /** Results yielded so far, in block order. */
+  results: ToolResultBlock[]
+  blobs: BlobInfo[]
+  finishedAt?: string
+  /** Set when the run finishes; the sweeper removes the run (and its events) after it. */
+  expiresAt?: number
+}
+
+export type RunCompletion = {
+  status: Exclude<RunStatus, 'running'>
+  results: ToolResultBlock[]
+  blobs: BlobInfo[]
+  finishedAt: string
+  expiresAt: number
+}
+
+/**
+ * Runs and their results. Reads are tenant-scoped: another tenant's run is simply absent.
+ * Writes are narrow operations (not read-modify-write) so a shared store can apply them atomically.
+ */
+export interface RunStore {
+  create(record: RunRecord): Promise<void>
+  get(tenant: string, runId: string): Promise<RunRecord | undefined>
+  appendToolUseId(runId: string, toolUseId: string): Promise<void>
+  appendResult(runId: string, result: ToolResultBlock, blob?: BlobInfo): Promise<void>
+  complete(runId: string, completion: RunCompletion): Promise<void>
+  /** Removes finished runs past their expiry, and the oldest finished ones beyond the bound. */
+  sweep(now: number): Promise<RunRecord[]>
+}

@@ -1,0 +1,34 @@
+import type { ToolPermissionContext } from '../permissions/permission-context.js'
+import type { FileReadRecord, Todo } from '../tool/tool.js'
+
+/** The tool-use context a session carries between runs (SPEC §10). */
+export type SessionRecord = {
+  readonly sessionId: string
+  readonly tenant: string
+  readonly createdAt: string
+  cwd: string
+  /** The session's own state; operator rules are laid over it at each run start. */
+  permissionContext: ToolPermissionContext
+  readFileState: Map<string, FileReadRecord>
+  todos: readonly Todo[]
+  /** Last time a request touched it: idle sessions expire. */
+  lastUsedAt: number
+  /** The run holding the session, if any: one run at a time keeps context updates ordered. */
+  activeRunId?: string
+}
+
+export type SessionState = Pick<SessionRecord, 'cwd' | 'permissionContext' | 'readFileState' | 'todos'>
+
+export type SessionClaim = 'claimed' | 'busy' | 'missing'
+
+/** Sessions, tenant-scoped like runs. `claim`/`release` serialise the runs of one session. */
+export interface SessionStore {
+  create(record: SessionRecord): Promise<void>
+  get(tenant: string, sessionId: string): Promise<SessionRecord | undefined>
+  delete(tenant: string, sessionId: string): Promise<boolean>
+  claim(tenant: string, sessionId: string, runId: string, now: number): Promise<SessionClaim>
+  /** Saves the state the run handed back and frees the session. */
+  release(tenant: string, sessionId: string, runId: string, state: SessionState | undefined, now: number): Promise<void>
+  /** Removes sessions idle for longer than `idleTtlMs` and not held by a run; returns how many. */
+  sweep(now: number, idleTtlMs: number): Promise<number>
+}

@@ -1,0 +1,109 @@
+// Pins loadConfig: the embedded defaults, a bad value naming its variable, the concurrency cap's
+// fall-back with a warning, API keys to tenants, and refusing a public HOST without keys.
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '../../src/config/config-error.js'
+import { loadConfig } from '../../src/config/load-config.js'
+import { parseApiKeys } from '../../src/config/parse-api-keys.js'
+
+describe('loadConfig', () => {
+  it('has working defaults for an empty environment', () => {
+    const config = loadConfig({}, '/srv/app')
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      maxToolUseConcurrency: 10,
+      simple: false,
+      workspace: path.resolve('/srv/app/.data/workspace'),
+      blobDir: path.resolve('/srv/app/.data/blobs'),
+      apiKeys: [],
+      logLevel: 'info',
+      sandbox: 'auto',
+      maxResultChars: 200_000,
+      permissionTimeoutMs: 60_000,
+    })
+    expect(config.settingsPath).toBeUndefined()
+    expect(config.startupWarnings).toEqual([expect.stringContaining('TOOLEXEC_API_KEYS is not set')])
+  })
+
+  it('reads every variable', () => {
+    const config = loadConfig(
+      {
+        HOST: '0.0.0.0',
+        PORT: '9000',
+        CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: '3',
+        CLAUDE_CODE_SIMPLE: 'true',
+        TOOLEXEC_WORKSPACE: '/data/ws',
+        TOOLEXEC_BLOB_DIR: 'blobs',
+        TOOLEXEC_SETTINGS: 'settings.json',
+        TOOLEXEC_API_KEYS: 'acme:k1',
+        LOG_LEVEL: 'debug',
+        TOOLEXEC_SANDBOX: 'off',
+        TOOLEXEC_SHUTDOWN_GRACE_MS: '2500',
+        TOOLEXEC_MAX_FRAME_BYTES: '4096',
+      },
+      '/srv',
+    )
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      port: 9000,
+      maxToolUseConcurrency: 3,
+      simple: true,
+      workspace: '/data/ws',
+      blobDir: '/srv/blobs',
+      settingsPath: '/srv/settings.json',
+      apiKeys: [{ tenant: 'acme', key: 'k1' }],
+      logLevel: 'debug',
+      sandbox: 'off',
+      shutdownGraceMs: 2500,
+      maxFrameBytes: 4096,
+      startupWarnings: [],
+    })
+  })
+
+  it.each([
+    ['PORT', 'http'],
+    ['PORT', '70000'],
+    ['LOG_LEVEL', 'loud'],
+    ['TOOLEXEC_SANDBOX', 'docker'],
+    ['CLAUDE_CODE_SIMPLE', 'perhaps'],
+    ['TOOLEXEC_RUN_TTL_MS', '-5'],
+    ['TOOLEXEC_REDIS_URL', 'not a url'],
+  ])('names %s when it is %j', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError)
+    expect(() => loadConfig({ [variable]: value })).toThrow(`Invalid environment variable ${variable}`)
+  })
+
+  it.each(['0', '-1', '2.5', 'ten', ''])(
+    'falls back to 10 with a warning for CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=%j',
+    (value) => {
+      const config = loadConfig({ CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: value })
+      expect(config.maxToolUseConcurrency).toBe(10)
+      if (value !== '') {
+        expect(config.startupWarnings).toContainEqual(expect.stringContaining('CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY'))
+      }
+    },
+  )
+
+  it('refuses a non-loopback HOST without API keys, and warns about Redis', () => {
+    expect(() => loadConfig({ HOST: '0.0.0.0' })).toThrow('TOOLEXEC_API_KEYS')
+    expect(loadConfig({ HOST: '::1' }).host).toBe('::1')
+    const withRedis = loadConfig({ TOOLEXEC_REDIS_URL: 'redis://cache:6379' })
+    expect(withRedis.redisUrl).toBe('redis://cache:6379')
+    expect(withRedis.startupWarnings).toContainEqual(expect.stringContaining('Redis stores are not built yet'))
+  })
+})
+
+describe('parseApiKeys', () => {
+  it('maps several keys to one tenant', () => {
+    expect(parseApiKeys('acme:a1, acme:a2,globex:g1')).toEqual([
+      { tenant: 'acme', key: 'a1' },
+      { tenant: 'acme', key: 'a2' },
+      { tenant: 'globex', key: 'g1' },
+    ])
+  })
+
+  it.each(['acme', ':key', 'ac/me:key', 'acme:', 'acme:k,globex:k'])('rejects %j naming the variable', (value) => {
+    expect(() => parseApiKeys(value)).toThrow('TOOLEXEC_API_KEYS')
+  })
+})

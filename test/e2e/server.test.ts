@@ -1,0 +1,85 @@
+// Pins the entry point: `npm start` serves on the embedded defaults (in-memory state, local blob
+// directory), and a bad environment value stops the start with a message naming the variable.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it, onTestFinished } from 'vitest'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+/** The environment without any toolexec variable, so the embedded defaults apply. */
+function cleanEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const environment = { ...process.env }
+  for (const key of Object.keys(environment)) {
+    if (key.startsWith('TOOLEXEC_') || key.startsWith('CLAUDE_CODE_') || key === 'HOST' || key === 'PORT') {
+      delete environment[key]
+    }
+  }
+  return { ...environment, ...extra }
+}
+
+function run(command: string, args: string[], extra: Record<string, string>) {
+  // Own process group: npm and tsx sit between us and the server, and the signal must reach it.
+  const child = spawn(command, args, {
+    cwd: root,
+    env: cleanEnvironment(extra),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk
+  })
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk
+  })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return { child, exited, output: () => ({ stdout, stderr }) }
+}
+
+function stop(child: ChildProcess) {
+  if (child.exitCode !== null || child.pid === undefined) return
+  try {
+    process.kill(-child.pid, 'SIGTERM')
+  } catch {
+    // The group is already gone.
+  }
+}
+
+describe('server.ts', () => {
+  it('serves with `npm start` on the embedded defaults', async () => {
+    // PORT=0 only so the test never collides with a real server on 8080; everything else is default.
+    const server = run('npm', ['start', '--silent'], { PORT: '0' })
+    onTestFinished(() => stop(server.child))
+    const address = await new Promise<string>((resolve, reject) => {
+      server.child.stdout.on('data', () => {
+        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output().stdout)
+        if (match) resolve(match[1]!)
+      })
+      void server.exited.then((code) => reject(new Error(`exited ${code}: ${server.output().stderr}`)))
+    })
+    expect(await (await fetch(`${address}/healthz`)).json()).toEqual({ status: 'ok' })
+    const response = await fetch(`${address}/v1/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tool_uses: [{ type: 'tool_use', id: 'a', name: 'Bash', input: { command: 'echo hi' } }] }),
+    })
+    expect(((await response.json()) as { results: unknown[] }).results).toEqual([
+      { type: 'tool_result', tool_use_id: 'a', content: 'hi' },
+    ])
+    stop(server.child)
+    await server.exited
+    expect(server.output().stdout).toContain('shutting down')
+  })
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ HOST: '0.0.0.0' }, 'TOOLEXEC_API_KEYS'],
+    [{ TOOLEXEC_SANDBOX: 'maybe' }, 'TOOLEXEC_SANDBOX'],
+  ])('exits 1 on %j naming %s', async (environment, variable) => {
+    const server = run(process.execPath, ['--import', 'tsx', 'server.ts'], environment)
+    onTestFinished(() => stop(server.child))
+    expect(await server.exited).toBe(1)
+    expect(server.output().stderr).toContain(`Invalid environment variable ${variable}`)
+  })
+})

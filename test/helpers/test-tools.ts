@@ -1,0 +1,93 @@
+import { z } from 'zod'
+import { buildTool } from '../../src/tool/build-tool.js'
+
+/**
+ * Tools whose timing the test controls. `Gate` calls block until the test opens their key,
+ * so cancel, progress and replay tests need no sleeps.
+ */
+export function createTestTools() {
+  const gates = new Map<string, { open: (text: string) => void; opened: Promise<string> }>()
+  const startedWaiters = new Map<string, Array<() => void>>()
+  const started = new Set<string>()
+  const executions = { echo: 0, gate: 0, touch: 0 }
+  const touched: Array<Record<string, unknown>> = []
+
+  const gateOf = (key: string) => {
+    let gate = gates.get(key)
+    if (!gate) {
+      let open!: (text: string) => void
+      const opened = new Promise<string>((resolve) => {
+        open = resolve
+      })
+      gate = { open, opened }
+      gates.set(key, gate)
+    }
+    return gate
+  }
+
+  const echo = buildTool({
+    name: 'Echo',
+    inputSchema: z.strictObject({ text: z.string() }),
+    maxResultSizeChars: 100_000,
+    description: async () => 'Returns its text',
+    prompt: async () => 'Returns its text',
+    isConcurrencySafe: () => true,
+    isReadOnly: () => true,
+    call: async (input) => {
+      executions.echo++
+      return { data: input.text }
+    },
+  })
+
+  const gate = buildTool({
+    name: 'Gate',
+    inputSchema: z.strictObject({ key: z.string(), progress: z.string().optional() }),
+    maxResultSizeChars: 100_000,
+    description: async () => 'Waits until the test opens its key',
+    prompt: async () => 'Waits until the test opens its key',
+    isConcurrencySafe: () => true,
+    isReadOnly: () => true,
+    interruptBehavior: () => 'cancel' as const,
+    call: async (input, context, _canUseTool, _parent, onProgress) => {
+      executions.gate++
+      started.add(input.key)
+      for (const wake of startedWaiters.get(input.key) ?? []) wake()
+      if (input.progress !== undefined) onProgress?.({ text: input.progress })
+      const aborted = new Promise<never>((_resolve, reject) => {
+        context.abortSignal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })
+      })
+      return { data: await Promise.race([gateOf(input.key).opened, aborted]) }
+    },
+  })
+
+  // Not read-only: with no rule it asks for permission (a wait:true run denies it at once).
+  const touch = buildTool({
+    name: 'Touch',
+    inputSchema: z.strictObject({ name: z.string() }),
+    maxResultSizeChars: 100_000,
+    description: async () => 'Pretends to change something',
+    prompt: async () => 'Pretends to change something',
+    call: async (input) => {
+      executions.touch++
+      touched.push(input)
+      return { data: `touched ${input.name}` }
+    },
+  })
+
+  return {
+    tools: [echo, gate, touch],
+    touched,
+    executions,
+    /** Lets the Gate call waiting on `key` return `text`. */
+    open: (key: string, text = `opened ${key}`) => gateOf(key).open(text),
+    /** Resolves once a Gate call with `key` has started. */
+    started: (key: string) =>
+      started.has(key)
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            startedWaiters.set(key, [...(startedWaiters.get(key) ?? []), resolve])
+          }),
+  }
+}
+
+export type TestTools = ReturnType<typeof createTestTools>

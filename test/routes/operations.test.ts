@@ -1,0 +1,98 @@
+// Pins the operational routes and the tool pool: /healthz, /readyz, /metrics, /v1/tools, /v1/blobs,
+// request ids and unknown routes as problem+json.
+import { describe, expect, it } from 'vitest'
+import { buildTestApp, injectSocket } from '../helpers/build-test-app.js'
+import { createTestTools } from '../helpers/test-tools.js'
+
+describe('operations', () => {
+  it('answers health and readiness probes', async () => {
+    const { app } = await buildTestApp()
+    expect((await app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' })
+    expect((await app.inject({ url: '/readyz' })).json()).toEqual({ status: 'ready', mcp_servers: [] })
+  })
+
+  it('counts runs and calls by tool and outcome in /metrics', async () => {
+    const tools = createTestTools()
+    const { app } = await buildTestApp({ extraTools: tools.tools })
+    await app.inject({
+      method: 'POST',
+      url: '/v1/runs',
+      payload: {
+        tool_uses: [
+          { type: 'tool_use', id: 'a', name: 'Echo', input: { text: 'a' } },
+          { type: 'tool_use', id: 'b', name: 'Echo', input: { wrong: true } },
+        ],
+      },
+    })
+    const response = await app.inject({ url: '/metrics' })
+    expect(response.headers['content-type']).toContain('text/plain')
+    expect(response.body).toContain('toolexec_runs_total{status="completed"} 1')
+    expect(response.body).toContain('toolexec_tool_calls_total{tool="Echo",outcome="success"} 1')
+    expect(response.body).toContain('toolexec_tool_calls_total{tool="Echo",outcome="error"} 1')
+    expect(response.body).toContain('toolexec_tool_call_duration_seconds_count{tool="Echo"} 2')
+    expect(response.body).toContain('toolexec_tool_calls_queued 0')
+    expect(response.body).toContain('toolexec_runs_active 0')
+  })
+
+  it('counts open event subscribers by transport', async () => {
+    const tools = createTestTools()
+    const { app } = await buildTestApp({ extraTools: tools.tools })
+    const created = await app.inject({
+      method: 'POST',
+      url: '/v1/runs',
+      payload: { wait: false, tool_uses: [{ type: 'tool_use', id: 'g', name: 'Gate', input: { key: 'g' } }] },
+    })
+    const stream = await injectSocket(app, created.json().events_url)
+    await stream.until((frame) => frame.type === 'tool.started')
+    expect((await app.inject({ url: '/metrics' })).body).toContain(
+      'toolexec_event_subscribers{transport="websocket"} 1',
+    )
+    tools.open('g')
+    await stream.closed
+  })
+
+  it('lists the pool as API tool definitions, built-ins sorted by name, for a session too', async () => {
+    const tools = createTestTools()
+    const { app } = await buildTestApp({ extraTools: tools.tools })
+    const { tools: definitions } = (await app.inject({ url: '/v1/tools' })).json()
+    const names = definitions.map((definition: { name: string }) => definition.name)
+    expect(names).toContain('Bash')
+    expect(names).toContain('Echo')
+    const echo = definitions.find((definition: { name: string }) => definition.name === 'Echo')
+    expect(echo).toMatchObject({ description: 'Returns its text', input_schema: { type: 'object' } })
+    const session = (
+      await app.inject({ method: 'POST', url: '/v1/sessions', payload: { permissions: { deny: ['Bash'] } } })
+    ).json()
+    const scoped = (await app.inject({ url: `/v1/tools?session_id=${session.session_id}` })).json()
+    expect(scoped.tools.map((definition: { name: string }) => definition.name)).not.toContain('Bash')
+    expect((await app.inject({ url: '/v1/tools?session_id=ses_missing' })).statusCode).toBe(404)
+  })
+
+  it('serves a blob with its type and 404s ids that are not plain names', async () => {
+    const tools = createTestTools()
+    const { app } = await buildTestApp({ extraTools: tools.tools })
+    const run = await app.inject({
+      method: 'POST',
+      url: '/v1/runs',
+      payload: { tool_uses: [{ type: 'tool_use', id: 'big', name: 'Echo', input: { text: 'y'.repeat(51_000) } }] },
+    })
+    const [blob] = run.json().blobs
+    const response = await app.inject({ url: blob.url })
+    expect(response.headers['content-type']).toBe('text/plain; charset=utf-8')
+    expect(response.body.length).toBe(51_000)
+    expect(run.json().results[0].content).toContain('<persisted-output>')
+    for (const id of ['..%2F..%2Fetc%2Fpasswd', 'missing.txt', '.hidden.txt']) {
+      const missing = await app.inject({ url: `/v1/blobs/${id}` })
+      expect(missing.statusCode).toBe(404)
+      expect(missing.json().code).toBe('blob_not_found')
+    }
+  })
+
+  it('echoes x-request-id and answers unknown routes with problem+json', async () => {
+    const { app } = await buildTestApp()
+    const response = await app.inject({ url: '/v2/nothing', headers: { 'x-request-id': 'req-123' } })
+    expect(response.statusCode).toBe(404)
+    expect(response.headers['x-request-id']).toBe('req-123')
+    expect(response.json()).toMatchObject({ code: 'route_not_found', status: 404 })
+  })
+})

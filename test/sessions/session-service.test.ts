@@ -1,0 +1,82 @@
+// Pins the session service: paths confined to the tenant workspace (symlinks resolved), the
+// operator's rules laid over a session at each run and stripped before saving, bypass refusal.
+import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { updatePermissionContext } from '../../src/permissions/permission-context.js'
+import type { PermissionsSettings } from '../../src/permissions/settings-schema.js'
+import { createFileBlobStore } from '../../src/results/file-blob-store.js'
+import { createSessionService } from '../../src/sessions/session-service.js'
+import { createMemorySessionStore } from '../../src/stores/memory-session-store.js'
+
+let root: string
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'toolexec-sessions-'))
+})
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true })
+})
+
+function service(operator?: PermissionsSettings) {
+  const blobs = createFileBlobStore({ root: path.join(root, 'blobs'), ttlMs: 60_000 })
+  return createSessionService({
+    store: createMemorySessionStore(),
+    blobs,
+    operator,
+    workspaceOf: (tenant) => path.join(root, 'workspace', tenant),
+    environmentOf: (tenant) => ({ sandbox: 'off', multiTenant: true, blobDirectory: blobs.directory(tenant) }),
+    idleTtlMs: 1000,
+    now: () => 5000,
+  })
+}
+
+describe('createSessionService', () => {
+  it('creates the cwd inside the tenant workspace and refuses a symlink that leads out', async () => {
+    const sessions = service()
+    const session = await sessions.create('acme', { cwd: 'a/b' })
+    expect(session.cwd).toBe(path.join(await realpath(root), 'workspace', 'acme', 'a', 'b'))
+    await mkdir(path.join(root, 'outside'))
+    await symlink(path.join(root, 'outside'), path.join(root, 'workspace', 'acme', 'escape'))
+    await expect(sessions.create('acme', { cwd: 'escape' })).rejects.toMatchObject({ code: 'path_outside_workspace' })
+    await expect(sessions.create('acme', { cwd: '/etc' })).rejects.toMatchObject({ code: 'path_outside_workspace' })
+    expect(sessions.expiresAt(session)).toBe(6000)
+  })
+
+  it('lays operator rules over the session for a run, and saves only the session layer', async () => {
+    const sessions = service({ deny: ['Bash(rm:*)'], allow: ['Read'] })
+    const session = await sessions.create('acme', { permissions: { allow: ['Bash(rm:*)'] } })
+    const context = sessions.contextFor(session)
+    expect(context.permissionContext.alwaysDenyRules.operatorSettings).toEqual(['Bash(rm:*)'])
+    expect(context.permissionContext.alwaysAllowRules).toMatchObject({
+      operatorSettings: ['Read'],
+      session: ['Bash(rm:*)'],
+    })
+    expect(context.environment).toMatchObject({ multiTenant: true, blobDirectory: path.join(root, 'blobs', 'acme') })
+    await sessions.claim('acme', session.sessionId, 'run_1')
+    const changed = updatePermissionContext(context.permissionContext, { mode: 'acceptEdits' })
+    await sessions.release(session, 'run_1', {
+      ...context,
+      permissionContext: changed,
+      todos: [{ content: 'x', status: 'pending' }],
+    })
+    const saved = await sessions.get('acme', session.sessionId)
+    expect(saved.permissionContext.mode).toBe('acceptEdits')
+    expect(saved.permissionContext.alwaysDenyRules.operatorSettings).toBeUndefined()
+    expect(saved.todos).toEqual([{ content: 'x', status: 'pending' }])
+  })
+
+  it('refuses bypassPermissions when the operator disabled it, and a second run on a busy session', async () => {
+    const sessions = service({ disableBypassPermissionsMode: 'disable' })
+    await expect(sessions.create('acme', { permission_mode: 'bypassPermissions' })).rejects.toMatchObject({
+      code: 'permission_mode_forbidden',
+    })
+    const session = await sessions.create('acme')
+    expect(sessions.contextFor(session).permissionContext.isBypassPermissionsModeAvailable).toBe(false)
+    await sessions.claim('acme', session.sessionId, 'run_1')
+    await expect(sessions.claim('acme', session.sessionId, 'run_2')).rejects.toMatchObject({ code: 'session_busy' })
+    await expect(sessions.claim('globex', session.sessionId, 'run_2')).rejects.toMatchObject({
+      code: 'session_not_found',
+    })
+  })
+})
