@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { createPermissionContext } from '../../src/permissions/permission-context.js'
 import { jsonResponse, problemResponses } from '../responses.js'
 
 const ToolDefinitionSchema = z
@@ -32,7 +31,7 @@ export const toolsRoutes: FastifyPluginAsyncZod = async (app) => {
       const { session_id } = request.query
       const context = session_id
         ? app.sessions.contextFor(await app.sessions.get(request.tenant, session_id))
-        : { permissionContext: createPermissionContext() }
+        : { permissionContext: app.sessions.defaultPermissionContext() }
       return { tools: await app.toolPool.definitionsFor(context) }
     },
   })

@@ -3,7 +3,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { BlobInfo } from '../executor/run-executor-types.js'
 import type { ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
-import type { ApiToolDefinition } from '../runs/tool-pool.js'
+import type { ApiToolDefinition } from '../registry/to-api-definition.js'
 import { toMcpProgress, toolResultToMcp } from './tool-result-to-mcp.js'
 
 export type ToolexecMcpCallOutcome = { runId: string; result: ToolResultBlock; blobs: readonly BlobInfo[] }

@@ -1,15 +1,7 @@
 import type { SessionContext } from '../executor/run-executor-types.js'
 import type { ToolPermissionContext } from '../permissions/permission-context.js'
+import type { ApiToolDefinition } from '../registry/to-api-definition.js'
 import type { AnyTool, Tools } from '../tool/tool.js'
-
-/** An Anthropic API tool definition, as GET /v1/tools lists them. */
-export type ApiToolDefinition = {
-  name: string
-  description: string
-  input_schema: { [key: string]: unknown }
-  strict?: boolean
-  defer_loading?: boolean
-}
 
 export type ToolPoolOptions = {
   /** The registry's pool for a permission context (built-ins, then MCP tools). */

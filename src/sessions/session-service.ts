@@ -5,7 +5,7 @@ import {
   createSessionPermissionContext,
   SessionPermissionError,
 } from '../permissions/create-session-permission-context.js'
-import type { PermissionMode } from '../permissions/permission-context.js'
+import type { PermissionMode, ToolPermissionContext } from '../permissions/permission-context.js'
 import type { PermissionsSettings } from '../permissions/settings-schema.js'
 import type { BlobStore } from '../results/blob-store.js'
 import type { SessionRecord, SessionState, SessionStore } from '../stores/session-store.js'
@@ -115,6 +115,11 @@ export function createSessionService(options: SessionServiceOptions) {
     }
   }
 
+  /** What a run without a session starts from: the operator's rules and mode, nothing more. */
+  function defaultPermissionContext(): ToolPermissionContext {
+    return sessionPermissionContext(operator, {})
+  }
+
   function expiresAt(session: SessionRecord): number {
     return session.lastUsedAt + options.idleTtlMs
   }
@@ -125,6 +130,7 @@ export function createSessionService(options: SessionServiceOptions) {
     claim,
     release,
     contextFor,
+    defaultPermissionContext,
     expiresAt,
     delete: (tenant: string, sessionId: string) => store.delete(tenant, sessionId),
   }

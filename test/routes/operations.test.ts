@@ -68,6 +68,13 @@ describe('operations', () => {
     expect((await app.inject({ url: '/v1/tools?session_id=ses_missing' })).statusCode).toBe(404)
   })
 
+  it('applies the operator deny rules to the pool listed without a session', async () => {
+    const { app } = await buildTestApp({ settings: { permissions: { deny: ['Write', 'Bash(rm:*)'] } } })
+    const names = (await app.inject({ url: '/v1/tools' })).json().tools.map((tool: { name: string }) => tool.name)
+    expect(names).not.toContain('Write')
+    expect(names).toContain('Bash')
+  })
+
   it('serves a blob with its type and 404s ids that are not plain names', async () => {
     const tools = createTestTools()
     const { app } = await buildTestApp({ extraTools: tools.tools })
