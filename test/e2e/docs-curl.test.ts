@@ -1,17 +1,20 @@
-// Pins the curl session in docs/api.md: run as written (bash, curl, jq) against a listening server,
-// it creates a session, runs a batch and fetches the blob.
+// Pins the curl sessions in README.md and docs/api.md: run as written (bash, curl, jq) against a
+// listening server, each creates a session, runs a batch and fetches the blob.
 import { execFile, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { startTestServer } from '../helpers/start-test-server.js'
 
-const docs = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8')
-const script = /<!-- curl-session -->\n```sh\n([\s\S]*?)```/.exec(docs)?.[1]
+const sessionIn = (file: string) => {
+  const text = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')
+  return /<!-- curl-session -->\n```sh\n([\s\S]*?)```/.exec(text)?.[1]
+}
 const hasTools = ['curl', 'jq'].every((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0)
 
-describe('docs/api.md', () => {
+describe.each(['README.md', 'docs/api.md'])('%s', (file) => {
   it.skipIf(!hasTools)('has a curl session that works as written', async () => {
+    const script = sessionIn(file)
     expect(script).toBeDefined()
     const { baseUrl, root } = await startTestServer()
     // Asynchronous: the server answering curl lives in this process.
