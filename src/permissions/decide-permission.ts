@@ -1,5 +1,6 @@
 import path from 'node:path'
 import type { PermissionRequest } from '../executor/permission-port.js'
+import { resolveRealPath } from '../paths/resolve-real-path.js'
 import type { AnyTool, ToolUseContext } from '../tool/tool.js'
 import { bashPathArguments } from './bash-path-arguments.js'
 import { findMatchingRule, type RuleSubject } from './find-matching-rule.js'
@@ -7,7 +8,7 @@ import { effectivePermissionMode } from './permission-context.js'
 import { permissionMessages as messages } from './permission-messages.js'
 import type { PermissionAllow, PermissionAsk, PermissionDecisionReason, PermissionDeny } from './permission-result.js'
 import type { PermissionRule } from './permission-rule.js'
-import { isInsideDirectories, resolveRealPath, resolveToolPath } from './resolve-tool-path.js'
+import { isInsideDirectories, resolveToolPath } from './resolve-tool-path.js'
 import { EDIT_FILE_TOOLS } from './rule-covers-tool.js'
 
 /** What the rules say before anyone is asked: allow, deny, or ask an approver. */

@@ -1,32 +1,15 @@
 import { realpathSync } from 'node:fs'
-import { realpath, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import path from 'node:path'
+import { resolveRealPath } from '../paths/resolve-real-path.js'
 import type { AnyTool } from '../tool/tool.js'
 
 export type ResolvedToolPath = { absolute: string; isDirectory: boolean }
 
 /**
- * Resolves symlinks through the longest existing ancestor, so a link inside the workspace that
- * points outside it is judged by where it points. Missing tails (a file Write will create)
- * are appended unchanged.
+ * Synchronous real path through the longest existing ancestor, for setup code (session creation)
+ * that is not async. Calls use the stricter async resolveRealPath, which also follows dangling links.
  */
-export async function resolveRealPath(target: string): Promise<string> {
-  const absolute = path.resolve(target)
-  let existing = absolute
-  const missing: string[] = []
-  for (;;) {
-    try {
-      return path.join(await realpath(existing), ...missing)
-    } catch {
-      const parent = path.dirname(existing)
-      if (parent === existing) return absolute
-      missing.unshift(path.basename(existing))
-      existing = parent
-    }
-  }
-}
-
-/** Synchronous resolveRealPath, for setup code (session creation) that is not async. */
 export function resolveRealPathSync(target: string): string {
   const absolute = path.resolve(target)
   let existing = absolute

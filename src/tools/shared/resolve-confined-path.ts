@@ -1,6 +1,6 @@
 import path from 'node:path'
+import { resolveRealPath } from '../../paths/resolve-real-path.js'
 import type { ToolUseContext } from '../../tool/tool.js'
-import { resolveRealPath } from './resolve-real-path.js'
 
 /** `read` also admits the tenant's blob directory; `write` admits only the working directories. */
 export type PathAccess = 'read' | 'write'
