@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { jsonResponse } from './responses.js'
-import { McpServerStateSchema } from './v1/mcp-servers.js'
+import { McpServerStateSchema, toMcpServerStateBody } from './v1/mcp-servers.js'
 
 const StatusSchema = z.object({ status: z.string() })
 const ReadinessSchema = StatusSchema.extend({
@@ -32,7 +32,10 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     handler: async (_request, reply) => {
       const draining = app.runManager.shuttingDown
-      const body = { status: draining ? 'shutting_down' : 'ready', mcp_servers: app.mcp.states() }
+      const body = {
+        status: draining ? 'shutting_down' : 'ready',
+        mcp_servers: app.mcp.states().map(toMcpServerStateBody),
+      }
       return reply.code(draining ? 503 : 200).send(body)
     },
   })

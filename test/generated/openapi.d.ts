@@ -1006,30 +1006,30 @@ export interface components {
             };
         };
         McpServerState: {
-            connectedAt?: string;
-            lastError?: string;
+            connected_at?: string;
+            last_error?: string;
             name: string;
-            serverInfo?: {
+            server_info?: {
                 name: string;
                 version: string;
             };
             /** @enum {string} */
             status: "connecting" | "connected" | "failed" | "reconnecting";
-            toolCount: number;
+            tool_count: number;
             /** @enum {string} */
             type: "stdio" | "http";
         };
         McpServerStateInput: {
-            connectedAt?: string;
-            lastError?: string;
+            connected_at?: string;
+            last_error?: string;
             name: string;
-            serverInfo?: {
+            server_info?: {
                 name: string;
                 version: string;
             };
             /** @enum {string} */
             status: "connecting" | "connected" | "failed" | "reconnecting";
-            toolCount: number;
+            tool_count: number;
             /** @enum {string} */
             type: "stdio" | "http";
         };

@@ -12,18 +12,53 @@ describe('MCP servers from the settings file', () => {
       settings: { mcpServers: { fixture: { command: process.execPath, args: [FIXTURE_SERVER] } } },
     })
     // A real child process connects in the background: poll its state, with a generous bound.
-    let servers: Array<{ name: string; status: string; toolCount: number }> = []
+    let servers: Array<{ name: string; status: string; tool_count: number }> = []
     for (let attempt = 0; attempt < 200; attempt++) {
       servers = (await app.inject({ url: '/v1/mcp/servers' })).json().servers
       if (servers[0]?.status === 'connected') break
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     expect(servers).toEqual([expect.objectContaining({ name: 'fixture', type: 'stdio', status: 'connected' })])
-    expect(servers[0]!.toolCount).toBeGreaterThan(0)
+    expect(servers[0]!.tool_count).toBeGreaterThan(0)
     const ready = (await app.inject({ url: '/readyz' })).json()
     expect(ready.mcp_servers).toEqual(servers)
     const names = (await app.inject({ url: '/v1/tools' })).json().tools.map((tool: { name: string }) => tool.name)
     expect(names).toContain('mcp__fixture__echo')
+  })
+
+  it('reports a server that never starts, and the rest of the pool still works', async () => {
+    const { app } = await buildTestApp({
+      settings: {
+        mcpServers: {
+          broken: { command: '/nonexistent/mcp-server' },
+          fixture: { command: process.execPath, args: [FIXTURE_SERVER] },
+        },
+      },
+    })
+    let servers: Array<{ name: string; status: string; last_error?: string }> = []
+    for (let attempt = 0; attempt < 200; attempt++) {
+      servers = (await app.inject({ url: '/readyz' })).json().mcp_servers
+      if (servers.every((server) => server.status === 'connected' || server.status === 'failed')) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    const ready = await app.inject({ url: '/readyz' })
+    expect(ready.statusCode).toBe(200)
+    const broken = servers.find((server) => server.name === 'broken')
+    expect(broken).toMatchObject({ status: 'failed', last_error: expect.stringContaining('/nonexistent/mcp-server') })
+    const run = await app.inject({
+      method: 'POST',
+      url: '/v1/runs',
+      payload: {
+        tool_uses: [
+          { type: 'tool_use', id: 'echo', name: 'mcp__fixture__echo', input: { text: 'still here' } },
+          { type: 'tool_use', id: 'bash', name: 'Bash', input: { command: 'echo built-ins too' } },
+        ],
+      },
+    })
+    const results = run.json().results
+    expect(results.map((result: { is_error?: boolean }) => result.is_error)).toEqual([undefined, undefined])
+    expect(JSON.stringify(results[0].content)).toContain('still here')
+    expect(results[1].content).toBe('built-ins too')
   })
 
   it('reports no servers when none are configured', async () => {
