@@ -26,6 +26,7 @@ import { sessionsRoutes } from './routes/v1/sessions/index.js'
 import { streamRoutes } from './routes/v1/stream/index.js'
 import { toolsRoutes } from './routes/v1/tools.js'
 import type { Config } from './src/config/config.js'
+import { ConfigError } from './src/config/config-error.js'
 import { createRunExecutor } from './src/executor/run-executor.js'
 import type { RunExecutor, RunExecutorOptions } from './src/executor/run-executor-types.js'
 import { createHookRunner } from './src/hooks/create-hook-runner.js'
@@ -92,14 +93,17 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   })
 
   const settings = options.settings ?? (config.settingsPath ? loadSettings(config.settingsPath) : {})
-  const sandbox = detectSandbox(config.sandbox)
+  const sandbox = sandboxOrConfigError(config.sandbox)
   const tenants = new Set(config.apiKeys.map((key) => key.tenant)).size
-  if (tenants > 1 && sandbox.sandbox === 'off') {
+  // Several tenants and no sandbox: Bash could read another tenant's files, so it is left out.
+  const bashDisabled = tenants > 1 && sandbox.sandbox === 'off'
+  if (bashDisabled) {
     app.log.warn({ reason: sandbox.reason }, 'Bash is disabled for tenants: no usable sandbox with several tenants')
   } else app.log.info({ sandbox: sandbox.sandbox, reason: sandbox.reason }, 'sandbox')
   for (const warning of config.startupWarnings) app.log.warn(warning)
 
-  const baseTools = options.baseTools ?? getAllBaseTools()
+  const allBaseTools = options.baseTools ?? getAllBaseTools()
+  const baseTools = bashDisabled ? allBaseTools.filter((tool) => tool.name !== 'Bash') : allBaseTools
   await app.register(configPlugin, { config })
   await app.register(errorsPlugin)
   await app.register(websocketPlugin)
@@ -144,4 +148,13 @@ export type App = Awaited<ReturnType<typeof buildApp>>
 
 function stripAccessToken(url: string): string {
   return url.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]')
+}
+
+/** An explicit `TOOLEXEC_SANDBOX=bwrap` that cannot work is a configuration error, not a crash. */
+function sandboxOrConfigError(mode: Config['sandbox']) {
+  try {
+    return detectSandbox(mode)
+  } catch (error) {
+    throw new ConfigError('TOOLEXEC_SANDBOX', error instanceof Error ? error.message : String(error))
+  }
 }

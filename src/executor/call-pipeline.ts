@@ -5,7 +5,13 @@ import { formatThrownError } from './format-thrown-error.js'
 import { type HookRunner, NO_HOOKS, type PostToolUseOutcome, type PreToolUseOutcome } from './hooks-port.js'
 import { observableCopy, parseToolInput, stripInternalKeys } from './parse-tool-input.js'
 import type { PermissionGate } from './permission-port.js'
-import { CANCEL_MESSAGE, hookBlockedMessage, pipelineFaultMessage, wrapToolUseError } from './tool-error-messages.js'
+import {
+  CANCEL_MESSAGE,
+  hookBlockedMessage,
+  pipelineFaultMessage,
+  postHookBlockedMessage,
+  wrapToolUseError,
+} from './tool-error-messages.js'
 
 export type CallOutcome = {
   content: ToolResultContent
@@ -49,6 +55,13 @@ async function revalidate(tool: AnyTool, input: unknown, context: ToolUseContext
   const parsed = parseToolInput(tool, input)
   if (!parsed.ok) return { ok: false, outcome: fail(parsed.message) }
   return validate(tool, stripInternalKeys(tool, parsed.data), context)
+}
+
+/** What post hooks tell the model: their context, and the reason when one blocked (exit 2). */
+function postHookFeedback(post: PostToolUseOutcome): string[] {
+  const feedback = [...(post.additionalContext ?? [])]
+  if (post.blockingReason !== undefined) feedback.push(postHookBlockedMessage(post.blockingReason))
+  return feedback
 }
 
 function appendContext(content: ToolResultContent, extra: readonly string[] | undefined): ToolResultContent {
@@ -112,11 +125,11 @@ async function callAndMap(input: CallPipelineInput, callInput: Input, preContext
   } catch (error) {
     const text = formatThrownError(error)
     const post = await hooks.postToolUseFailure(tool, callInput, text, context)
-    return fail(appendContext(text, [...(preContext ?? []), ...(post.additionalContext ?? [])]) as string)
+    return fail(appendContext(text, [...(preContext ?? []), ...postHookFeedback(post)]) as string)
   }
   const mapped = tool.mapToolResult(result.data, input.block.id)
   const post = hooks === NO_HOOKS ? NO_HOOK_OUTCOME : await hooks.postToolUse(tool, callInput, result.data, context)
-  const extra = [...(preContext ?? []), ...(post.additionalContext ?? [])]
+  const extra = [...(preContext ?? []), ...postHookFeedback(post)]
   const isError = mapped.isError === true
   return {
     content: appendContext(mapped.content, extra),

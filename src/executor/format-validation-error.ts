@@ -41,8 +41,9 @@ function issueLine(issue: z.core.$ZodIssue, input: unknown): string[] {
     })
   }
   if (issue.code === 'invalid_type') {
-    if (!hasKey(input, issue.path)) return [`The required parameter \`${path}\` is missing`]
     const received = jsonTypeOf(valueAt(input, issue.path))
+    if (path === '') return [`The input type is expected as \`${issue.expected}\` but provided as \`${received}\``]
+    if (!hasKey(input, issue.path)) return [`The required parameter \`${path}\` is missing`]
     return [`The parameter \`${path}\` type is expected as \`${issue.expected}\` but provided as \`${received}\``]
   }
   return [path === '' ? issue.message : `The parameter \`${path}\` is invalid: ${issue.message}`]

@@ -88,7 +88,9 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   }
 
   function stop(call: TrackedCall, reason: AbortReason): void {
-    stoppedByEngine.add(call)
+    // A call's own deadline is its failure (a Bash timeout cancels its siblings like any Bash
+    // error); cancels, sibling aborts and the run deadline are the engine's doing and never cascade.
+    if (reason.kind !== 'timeout') stoppedByEngine.add(call)
     finish(call, { content: abortReasonText(reason, call.tool?.name ?? call.block.name), isError: true })
   }
 

@@ -33,6 +33,9 @@ export const runTimeoutMessage = (name: string, timeoutMs: number): string =>
 
 export const hookBlockedMessage = (reason: string): string => `Blocked by PreToolUse hook: ${reason}`
 
+/** The call already ran; a PostToolUse hook that blocks can only tell the model why. */
+export const postHookBlockedMessage = (reason: string): string => `PostToolUse hook feedback: ${reason}`
+
 export const emptyOutputMessage = (name: string): string => `(${name} completed with no output)`
 
 export const NO_OUTPUT_FALLBACK = 'Command failed with no output'

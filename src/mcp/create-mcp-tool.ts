@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js'
-import { buildTool } from '../tool/build-tool.js'
+import { buildTool, deferToPermissionRules } from '../tool/build-tool.js'
 import type { AnyTool, ToolCallProgress } from '../tool/tool.js'
 import { createJsonSchemaInput } from './json-schema-input.js'
 import { mapMcpResult } from './map-mcp-result.js'
@@ -62,6 +62,7 @@ export function createMcpTool(options: CreateMcpToolOptions): AnyTool {
     inputSchema: input.schema,
     inputJSONSchema: definition.inputSchema,
     maxResultSizeChars: MCP_MAX_RESULT_SIZE_CHARS,
+    checkPermissions: deferToPermissionRules,
     shouldDefer: !alwaysLoad,
     ...(alwaysLoad ? { alwaysLoad: true } : {}),
     description: async () => description,

@@ -1,3 +1,4 @@
+import type { PermissionPassthrough } from '../permissions/permission-result.js'
 import type { AnyObjectSchema, MappedToolResult, Tool, ToolProgressData } from './tool.js'
 
 /** Keys a definition may leave out; `buildTool` fills them with fail-closed defaults. */
@@ -26,6 +27,16 @@ export type BuiltTool<D extends AnyToolDef> = Omit<D, DefaultableToolKeys> & {
   [K in DefaultableToolKeys]-?: K extends keyof D ? (undefined extends D[K] ? ToolDefaults[K] : D[K]) : ToolDefaults[K]
 }
 
+/**
+ * For tools whose calls the general rules must judge from scratch — the shell, the file tools,
+ * MCP tools: no opinion of their own, so with no rule a read-only call inside the working
+ * directories is allowed and anything else asks.
+ */
+export const deferToPermissionRules = async (): Promise<PermissionPassthrough> => ({
+  behavior: 'passthrough',
+  message: '',
+})
+
 export class ToolDefinitionError extends Error {
   override name = 'ToolDefinitionError'
 }
@@ -46,16 +57,17 @@ const TOOL_DEFAULTS = {
   isConcurrencySafe: (_input?: unknown) => false,
   isReadOnly: (_input?: unknown) => false,
   isDestructive: (_input?: unknown) => false,
-  // Defer to the general permission system.
+  // Nothing of its own to object to: the general rules still apply first (deny and ask rules win).
   checkPermissions: (input: { [key: string]: unknown }) =>
-    Promise.resolve({ behavior: 'passthrough' as const, message: '', updatedInput: input }),
+    Promise.resolve({ behavior: 'allow' as const, updatedInput: input }),
   userFacingName: (_input?: unknown) => '',
   mapToolResult: (data: unknown, _toolUseId?: string) => defaultMapToolResult(data),
 }
 
 /**
  * Fills a tool definition's missing members with fail-closed defaults: enabled, NOT
- * concurrency-safe, NOT read-only, not destructive, permission left to the general rules.
+ * concurrency-safe, NOT read-only, not destructive, and no objection of its own in
+ * `checkPermissions` (allow: the general permission rules still decide first).
  * A definition without a name or input schema is rejected here, not on its first call.
  */
 export function buildTool<

@@ -1,10 +1,21 @@
 // Pins the entry point: `npm start` serves on the embedded defaults (in-memory state, local blob
 // directory), and a bad environment value stops the start with a message naming the variable.
 import { type ChildProcess, spawn } from 'node:child_process'
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
+
+/** A `bwrap` that is installed but cannot create namespaces, first on the PATH. */
+function brokenBwrapPath(): string {
+  const directory = mkdtempSync(path.join(tmpdir(), 'toolexec-bwrap-'))
+  writeFileSync(path.join(directory, 'bwrap'), '#!/bin/sh\necho "No permissions to create new namespace" >&2\nexit 1\n')
+  chmodSync(path.join(directory, 'bwrap'), 0o755)
+  return `${directory}${path.delimiter}${process.env.PATH ?? ''}`
+}
 
 /** The environment without any toolexec variable, so the embedded defaults apply. */
 function cleanEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -73,10 +84,15 @@ describe('server.ts', () => {
   })
 
   it.each([
-    [{ PORT: 'eighty' }, 'PORT'],
-    [{ HOST: '0.0.0.0' }, 'TOOLEXEC_API_KEYS'],
-    [{ TOOLEXEC_SANDBOX: 'maybe' }, 'TOOLEXEC_SANDBOX'],
-  ])('exits 1 on %j naming %s', async (environment, variable) => {
+    ['PORT=eighty', { PORT: 'eighty' }, 'PORT'],
+    ['HOST=0.0.0.0 without keys', { HOST: '0.0.0.0' }, 'TOOLEXEC_API_KEYS'],
+    ['TOOLEXEC_SANDBOX=maybe', { TOOLEXEC_SANDBOX: 'maybe' }, 'TOOLEXEC_SANDBOX'],
+    [
+      'TOOLEXEC_SANDBOX=bwrap with a broken bwrap',
+      { TOOLEXEC_SANDBOX: 'bwrap', PATH: brokenBwrapPath() },
+      'TOOLEXEC_SANDBOX',
+    ],
+  ])('exits 1 on %s', async (_label, environment, variable) => {
     const server = run(process.execPath, ['--import', 'tsx', 'server.ts'], environment)
     onTestFinished(() => stop(server.child))
     expect(await server.exited).toBe(1)

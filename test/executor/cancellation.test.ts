@@ -58,6 +58,20 @@ describe('sibling abort', () => {
     }
   })
 
+  it('treats a Bash call that hits its own deadline as a Bash error that cancels its siblings', async () => {
+    const gates = createGateTools()
+    const blocks = [block('slow', 'Bash', { command: 'sleep 5', safe: true }), block('other', 'Gate', safe)]
+    const run = await startRun(
+      [gates.make('Gate'), gates.make('Bash', { inputSchema: bashSchema(), defaultTimeoutMs: 20 })],
+      blocks,
+    )
+    const outcome = await run.done()
+    expect(contentOf(outcome, 'slow')).toBe(callTimeoutMessage('Bash', 20))
+    expect(contentOf(outcome, 'other')).toBe(
+      '<tool_use_error>Cancelled: parallel tool call Bash(sleep 5) errored</tool_use_error>',
+    )
+  })
+
   it('never cascades with cancel_on_error "none"', async () => {
     const gates = createGateTools()
     const run = await startRun(

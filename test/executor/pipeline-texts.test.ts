@@ -69,6 +69,12 @@ describe('error texts', () => {
     )
   })
 
+  it('an input that is not an object says so without a parameter name', async () => {
+    expect((await runOne(tool(), 'just text')).content).toBe(
+      '<tool_use_error>InputValidationError: Probe failed due to the following issue(s):\nThe input type is expected as `object` but provided as `string`</tool_use_error>',
+    )
+  })
+
   it('validateInput failure is wrapped and call never runs', async () => {
     let called = false
     const result = await runOne(
@@ -201,6 +207,17 @@ describe('the three copies of the input', () => {
     const result = await runOne(tool(), {}, { hooks })
     expect(result.content).toBe(
       '<tool_use_error>InputValidationError: Probe failed due to the following issue(s):\nThe parameter `value` type is expected as `string` but provided as `number`</tool_use_error>',
+    )
+  })
+
+  it('a PostToolUse hook that blocks adds its reason to the result the model sees', async () => {
+    const hooks: HookRunner = {
+      preToolUse: async () => ({}),
+      postToolUse: async () => ({ blockingReason: 'output contains a secret' }),
+      postToolUseFailure: async () => ({}),
+    }
+    expect((await runOne(tool(), { value: 'done' }, { hooks })).content).toBe(
+      'done\n\nPostToolUse hook feedback: output contains a secret',
     )
   })
 

@@ -8,7 +8,7 @@ import type {
   PermissionPrompt,
   PermissionPrompter,
 } from '../../src/permissions/permission-prompter.js'
-import { buildTool } from '../../src/tool/build-tool.js'
+import { buildTool, deferToPermissionRules } from '../../src/tool/build-tool.js'
 import { bashTool, createWorkspace, makeContext, type Workspace } from './permission-fixtures.js'
 
 let workspace: Workspace
@@ -96,6 +96,7 @@ describe('createPermissionGate', () => {
       name: 'Picky',
       inputSchema: z.strictObject({ n: z.number() }),
       maxResultSizeChars: 100,
+      checkPermissions: deferToPermissionRules,
       description: async () => '',
       prompt: async () => '',
       call: async () => ({ data: '' }),

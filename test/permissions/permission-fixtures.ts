@@ -5,7 +5,7 @@ import { z } from 'zod'
 import { createPermissionContext, type ToolPermissionContext } from '../../src/permissions/permission-context.js'
 import type { PermissionResult } from '../../src/permissions/permission-result.js'
 import type { BlobStore } from '../../src/results/blob-store.js'
-import { buildTool } from '../../src/tool/build-tool.js'
+import { buildTool, deferToPermissionRules } from '../../src/tool/build-tool.js'
 import type { AnyTool, ToolUseContext } from '../../src/tool/tool.js'
 
 const READ_ONLY_COMMANDS = new Set(['ls', 'cat', 'echo', 'pwd', 'head'])
@@ -17,6 +17,8 @@ export const bashTool = buildTool({
   name: 'Bash',
   inputSchema: z.strictObject({ command: z.string() }),
   maxResultSizeChars: 30_000,
+  // Like the real tools: no opinion of their own, the rules decide.
+  checkPermissions: deferToPermissionRules,
   description: async () => 'Run a command',
   prompt: async () => '',
   call,
@@ -33,6 +35,7 @@ function fileTool(name: string, readOnly: boolean, key = 'file_path'): AnyTool {
       content: z.string().optional(),
     }),
     maxResultSizeChars: 50_000,
+    checkPermissions: deferToPermissionRules,
     description: async () => name,
     prompt: async () => '',
     call,
@@ -52,6 +55,7 @@ export const mcpTool = (name: string): AnyTool =>
     name,
     inputSchema: z.strictObject({ query: z.string().optional() }),
     maxResultSizeChars: 100_000,
+    checkPermissions: deferToPermissionRules,
     description: async () => name,
     prompt: async () => '',
     call,

@@ -68,6 +68,16 @@ describe('operations', () => {
     expect((await app.inject({ url: '/v1/tools?session_id=ses_missing' })).statusCode).toBe(404)
   })
 
+  it('leaves Bash out of the pool when several tenants share the service without a sandbox', async () => {
+    const names = async (env: Record<string, string>) => {
+      const { app } = await buildTestApp({ env: { TOOLEXEC_SANDBOX: 'off', ...env } })
+      const response = await app.inject({ url: '/v1/tools', headers: { authorization: 'Bearer key-a' } })
+      return response.json().tools.map((tool: { name: string }) => tool.name)
+    }
+    expect(await names({ TOOLEXEC_API_KEYS: 'acme:key-a,globex:key-b' })).not.toContain('Bash')
+    expect(await names({ TOOLEXEC_API_KEYS: 'acme:key-a,acme:key-b' })).toContain('Bash')
+  })
+
   it('applies the operator deny rules to the pool listed without a session', async () => {
     const { app } = await buildTestApp({ settings: { permissions: { deny: ['Write', 'Bash(rm:*)'] } } })
     const names = (await app.inject({ url: '/v1/tools' })).json().tools.map((tool: { name: string }) => tool.name)

@@ -13,14 +13,15 @@ const minimal = {
 }
 
 describe('buildTool', () => {
-  it('fills fail-closed defaults: enabled, not concurrency-safe, not read-only, not destructive', async () => {
+  it('fills fail-closed defaults: enabled, not concurrency-safe, not read-only, not destructive, no objection', async () => {
     const tool = buildTool(minimal)
     expect(tool.isEnabled()).toBe(true)
     expect(tool.isConcurrencySafe({ path: 'a' })).toBe(false)
     expect(tool.isReadOnly({ path: 'a' })).toBe(false)
     expect(tool.isDestructive({ path: 'a' })).toBe(false)
     expect(tool.userFacingName()).toBe('Minimal')
-    expect(await tool.checkPermissions({ path: 'a' })).toMatchObject({ behavior: 'passthrough' })
+    // §2: the tool has no objection of its own; the general rules still decide first.
+    expect(await tool.checkPermissions({ path: 'a' })).toEqual({ behavior: 'allow', updatedInput: { path: 'a' } })
   })
 
   it('keeps what the definition provides', () => {

@@ -55,4 +55,22 @@ describe('createBuiltInTools', () => {
     )
     expect(readOnly.map((tool) => tool.name).sort()).toEqual(['Bash', 'Glob', 'Grep', 'Read', 'ToolSearch'])
   })
+
+  it('leaves shell and file calls to the permission rules, and allows session-only tools itself', async () => {
+    const behaviours = Object.fromEntries(
+      await Promise.all(
+        createBuiltInTools().map(async (tool) => [tool.name, (await tool.checkPermissions({}, {} as never)).behavior]),
+      ),
+    )
+    expect(behaviours).toEqual({
+      Bash: 'passthrough',
+      Read: 'passthrough',
+      Write: 'passthrough',
+      Edit: 'passthrough',
+      Glob: 'passthrough',
+      Grep: 'passthrough',
+      TodoWrite: 'allow',
+      ToolSearch: 'allow',
+    })
+  })
 })

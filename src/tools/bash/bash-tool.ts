@@ -4,7 +4,7 @@ import { resolveRealPath } from '../../paths/resolve-real-path.js'
 import type { BlobRef } from '../../results/blob-store.js'
 import { buildPreview, persistedOutputMessage } from '../../results/persisted-output.js'
 import { resultBlobId } from '../../results/result-blob-id.js'
-import { buildTool } from '../../tool/build-tool.js'
+import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolCallProgress, ToolUseContext } from '../../tool/tool.js'
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_RESULT_CHARS, BASH_MAX_TIMEOUT_MS, BASH_TOOL_NAME } from './bash-limits.js'
 import { BASH_PROMPT } from './bash-prompt.js'
@@ -65,6 +65,7 @@ export const BashTool = buildTool({
   searchHint: 'run shell commands in the working directory',
   inputSchema: BashInputSchema,
   maxResultSizeChars: BASH_MAX_RESULT_CHARS,
+  checkPermissions: deferToPermissionRules,
   internalInputKeys: ['_simulatedSedEdit'],
   isReadOnly: (input: BashInput) => isReadOnlyCommand(input.command),
   isConcurrencySafe: (input: BashInput) => isReadOnlyCommand(input.command),

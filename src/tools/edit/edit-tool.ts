@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
-import { buildTool } from '../../tool/build-tool.js'
+import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { checkReadBeforeWrite, recordWrite, statIfExists } from '../shared/check-read-before-write.js'
 import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
@@ -70,6 +70,7 @@ export const EditTool = buildTool({
   searchHint: 'replace exact text in a file',
   inputSchema: EditInputSchema,
   maxResultSizeChars: 100_000,
+  checkPermissions: deferToPermissionRules,
   async description() {
     return 'Replace exact text in a file'
   },

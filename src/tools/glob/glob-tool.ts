@@ -2,7 +2,7 @@ import { lstat } from 'node:fs/promises'
 import path from 'node:path'
 import { glob } from 'tinyglobby'
 import { z } from 'zod'
-import { buildTool } from '../../tool/build-tool.js'
+import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { statIfExists } from '../shared/check-read-before-write.js'
 import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
@@ -68,6 +68,7 @@ export const GlobTool = buildTool({
   searchHint: 'find files by name pattern',
   inputSchema: GlobInputSchema,
   maxResultSizeChars: 100_000,
+  checkPermissions: deferToPermissionRules,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   async description() {

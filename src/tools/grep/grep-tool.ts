@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { lstat } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
-import { buildTool } from '../../tool/build-tool.js'
+import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { statIfExists } from '../shared/check-read-before-write.js'
 import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
@@ -90,6 +90,7 @@ export function createGrepTool(options: { backend?: GrepBackend } = {}) {
     searchHint: 'search file contents with regular expressions',
     inputSchema: GrepInputSchema,
     maxResultSizeChars: 20_000,
+    checkPermissions: deferToPermissionRules,
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     async description() {

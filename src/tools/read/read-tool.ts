@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import { z } from 'zod'
 import type { ImageBlock } from '../../messages/content-blocks.js'
-import { buildTool } from '../../tool/build-tool.js'
+import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { detectFileKind } from './detect-file-kind.js'
 import { readTextLines } from './read-text-lines.js'
@@ -56,6 +56,7 @@ export const ReadTool = buildTool({
   searchHint: 'read file contents with line numbers, images',
   inputSchema: ReadInputSchema,
   maxResultSizeChars: Number.POSITIVE_INFINITY,
+  checkPermissions: deferToPermissionRules,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   async description() {

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
-import { buildTool } from '../../tool/build-tool.js'
+import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { checkReadBeforeWrite, recordWrite, statIfExists } from '../shared/check-read-before-write.js'
 import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
@@ -44,6 +44,7 @@ export const WriteTool = buildTool({
   searchHint: 'create or overwrite a file',
   inputSchema: WriteInputSchema,
   maxResultSizeChars: 100_000,
+  checkPermissions: deferToPermissionRules,
   async description() {
     return 'Write a file to the local filesystem'
   },
