@@ -2,6 +2,7 @@ import type { HookRunner } from '../executor/hooks-port.js'
 import type { PermissionGate } from '../executor/permission-port.js'
 import type { RunExecutor, RunExecutorOptions, RunOutcome } from '../executor/run-executor-types.js'
 import type { CancelMode, RunOptions } from '../executor/run-options.js'
+import { pipelineFaultMessage, REJECT_MESSAGE } from '../executor/tool-error-messages.js'
 import { type AssistantMessage, type ToolUseBlock, toolResult } from '../messages/content-blocks.js'
 import type { PermissionPrompter } from '../permissions/permission-prompter.js'
 import type { SessionService } from '../sessions/session-service.js'
@@ -79,7 +80,11 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
     // Held back until the record is final and the session free: whoever sees run.completed
     // may read the results or start the next run on the session at once.
     if (body.type === 'run.completed') completion = body
-    else store(body)
+    else {
+      if (body.type === 'tool.completed')
+        broker.withdraw(body.tool_use_id, 'The call ended before the ask was answered.')
+      store(body)
+    }
   }
   const store = (body: RunEventBody) =>
     enqueue(async () => {
@@ -100,18 +105,25 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
     ...(dependencies.hooks ? { hooks: dependencies.hooks } : {}),
   })
   const blockIds: string[] = []
+  const blockNames = new Map<string, string>()
   let inputEnded = false
 
   function addToolUse(block: ToolUseBlock, options?: { refuseWith?: string }): void {
     executor.addToolUse(block, options)
     blockIds.push(block.id)
+    blockNames.set(block.id, block.name)
     if (spec.mode === 'stream') enqueue(() => stores.runs.appendToolUseId(runId, block.id))
   }
   for (const block of spec.blocks) {
     const refusal = spec.refusals.get(block.id)
     addToolUse(block, refusal === undefined ? undefined : { refuseWith: refusal })
   }
+  /** Set by streamed input: adds the blocks it still holds (refused if incomplete) before the end. */
+  let flushInput: (() => void) | undefined
   function endInput(): void {
+    const flush = flushInput
+    flushInput = undefined
+    flush?.()
     if (inputEnded) return
     inputEnded = true
     executor.endInput()
@@ -146,7 +158,8 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
     const results = executor.results()
     const answered = new Set(results.map((result) => result.tool_use_id))
     for (const id of blockIds.filter((blockId) => !answered.has(blockId))) {
-      const result = toolResult(id, `<tool_use_error>Error calling tool: ${String(fault)}</tool_use_error>`, true)
+      const message = fault instanceof Error ? fault.message : String(fault)
+      const result = toolResult(id, pipelineFaultMessage(blockNames.get(id) ?? 'unknown', message), true)
       results.push(result)
       emit({ type: 'tool.result', tool_use_id: id, result })
     }
@@ -164,9 +177,17 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
     get inputEnded() {
       return inputEnded
     },
+    /** Whoever ends the input (the stream, the client leaving, a server drain) runs `flush` first. */
+    onEndInput(flush: () => void): void {
+      flushInput = flush
+    },
     cancel(mode: CancelMode = 'cancel'): void {
-      broker.denyAll('The run was cancelled.')
+      // An ask still open means its call never started: it is rejected like any unstarted call.
+      broker.denyAll(REJECT_MESSAGE)
       executor.cancel(mode)
+      // A cancelled stream takes no more blocks: whoever cancelled has abandoned the model's
+      // stream, so waiting for its end would leave the run (and its session) open forever.
+      if (spec.mode === 'stream') endInput()
     },
     answerPermission: (requestId: string, answer: PermissionAnswer) => broker.answer(requestId, answer),
     finished,

@@ -11,7 +11,7 @@ export type PermissionBrokerOptions = {
   timeoutMs: number | undefined
 }
 
-type Pending = { resolve: (outcome: PromptOutcome) => void; timer: NodeJS.Timeout }
+type Pending = { resolve: (outcome: PromptOutcome) => void; timer: NodeJS.Timeout; toolUseId: string }
 
 /**
  * The approver side of one run: each ask becomes a `permission.requested` event and waits for a
@@ -42,7 +42,7 @@ export function createPermissionBroker({ emit, timeoutMs }: PermissionBrokerOpti
       return new Promise<PromptOutcome>((resolve) => {
         const timer = setTimeout(() => settle(requestId, { timedOut: true }), timeoutMs)
         timer.unref?.()
-        pending.set(requestId, { resolve, timer })
+        pending.set(requestId, { resolve, timer, toolUseId: prompt.toolUseId })
         emit({
           type: 'permission.requested',
           request_id: requestId,
@@ -62,6 +62,16 @@ export function createPermissionBroker({ emit, timeoutMs }: PermissionBrokerOpti
     /** The run is being cancelled: every open ask is denied now, before the calls are stopped. */
     denyAll(message: string): void {
       for (const requestId of [...pending.keys()]) settle(requestId, { decision: 'deny', message })
+    },
+    /**
+     * The call behind these asks has ended without an answer (its deadline, a sibling's error):
+     * they are closed now, so no answer can arrive for a finished call and no late timeout
+     * emits `permission.resolved` after `run.completed`.
+     */
+    withdraw(toolUseId: string, message: string): void {
+      for (const [requestId, entry] of [...pending]) {
+        if (entry.toolUseId === toolUseId) settle(requestId, { decision: 'deny', message })
+      }
     },
     get pendingCount() {
       return pending.size

@@ -181,10 +181,38 @@ export function createRunManager(options: RunManagerOptions) {
         throw new ApiError('permission_request_not_found', `No open permission request ${requestId} in run ${runId}`)
       }
     },
-    /** Every event after `afterSeq`, then each new one; 404 for another tenant's run. */
-    async subscribe(tenant: string, runId: string, afterSeq: number, listener: (event: RunEvent) => void) {
+    /**
+     * Every event after `afterSeq`, then each new one; 404 for another tenant's run. `onEnd` is
+     * called when the run is over and this subscriber will get nothing more: it already had
+     * run.completed (a reconnect with `after` at the end), or `after` lies past the run's end.
+     */
+    async subscribe(
+      tenant: string,
+      runId: string,
+      afterSeq: number,
+      listener: (event: RunEvent) => void,
+      onEnd?: () => void,
+    ) {
       await get(tenant, runId)
-      return stores.events.subscribe(runId, afterSeq, listener)
+      let ended = false
+      let seen = false
+      const end = () => {
+        if (ended) return
+        ended = true
+        onEnd?.()
+      }
+      // From one before `afterSeq`, so a run.completed at exactly `afterSeq` is seen (and not delivered).
+      const stop = await stores.events.subscribe(runId, Math.max(0, afterSeq - 1), (event) => {
+        seen = true
+        if (event.seq > afterSeq) listener(event)
+        else if (event.type === 'run.completed') end()
+      })
+      // Nothing at or after `afterSeq` yet: either the run goes on, or `after` is past its end.
+      if (!seen && afterSeq > 0) {
+        const last = (await stores.events.read(runId, 0)).at(-1)
+        if (last?.type === 'run.completed' && last.seq < afterSeq) end()
+      }
+      return stop
     },
     onEvent(observer: (event: RunEvent, tenant: string) => void): () => void {
       observers.add(observer)

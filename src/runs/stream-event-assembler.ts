@@ -21,7 +21,8 @@ export type AssemblerAction =
   | { type: 'refuse'; block: ToolUseBlock; reason: string }
   | { type: 'end' }
 
-type OpenBlock = { id: string; name: string; json: string; initialInput: unknown }
+/** `bytes` counts every piece received, also those dropped once the input is over the limit. */
+type OpenBlock = { id: string; name: string; json: string; bytes: number; initialInput: unknown }
 
 export const MAX_TOKENS_REASON =
   'The response was cut off by max_tokens, so this tool_use block may be incomplete and was not run.'
@@ -32,7 +33,8 @@ const INCOMPLETE_REASON = 'The stream ended before this tool_use block was compl
  * the next block starts or the message says why it stopped: a `max_tokens` stop means the last
  * block may be cut off, so it is refused rather than run (SPEC §10). Pure: no I/O, no timers.
  */
-export function createStreamEventAssembler() {
+export function createStreamEventAssembler(options: { maxInputBytes?: number } = {}) {
+  const maxInputBytes = options.maxInputBytes ?? Number.POSITIVE_INFINITY
   const open = new Map<number, OpenBlock>()
   /** The last finished block, with the reason it cannot run if its input did not parse. */
   let held: { block: ToolUseBlock; invalid?: string } | undefined
@@ -75,7 +77,10 @@ export function createStreamEventAssembler() {
     const text = block.json.trim()
     let input: unknown = block.initialInput ?? {}
     let invalid: string | undefined
-    if (text !== '') {
+    if (block.bytes > maxInputBytes) {
+      input = {}
+      invalid = `The input of tool_use ${block.id} is ${block.bytes} bytes; the limit is ${maxInputBytes} (TOOLEXEC_MAX_INPUT_BYTES)`
+    } else if (text !== '') {
       try {
         input = JSON.parse(text)
       } catch {
@@ -91,6 +96,12 @@ export function createStreamEventAssembler() {
     get ended() {
       return ended
     },
+    /** Bytes of input JSON held for blocks still streaming (each stays within `maxInputBytes`). */
+    get bufferedBytes() {
+      let total = 0
+      for (const block of open.values()) total += Buffer.byteLength(block.json)
+      return total
+    },
     /** Feeds one stream event; returns what to do now, in order. */
     push(event: MessageStreamEvent): AssemblerAction[] {
       if (ended) return []
@@ -99,13 +110,17 @@ export function createStreamEventAssembler() {
           const actions = release()
           const block = event.content_block
           if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
-            open.set(event.index, { id: block.id, name: block.name, json: '', initialInput: block.input })
+            open.set(event.index, { id: block.id, name: block.name, json: '', bytes: 0, initialInput: block.input })
           }
           return actions
         }
         case 'content_block_delta': {
           const block = open.get(event.index)
-          if (block && event.delta.type === 'input_json_delta') block.json += event.delta.partial_json ?? ''
+          if (!block || event.delta.type !== 'input_json_delta') return []
+          const piece = event.delta.partial_json ?? ''
+          block.bytes += Buffer.byteLength(piece)
+          // Past the limit the block is refused anyway: keep counting, stop holding the text.
+          block.json = block.bytes > maxInputBytes ? '' : block.json + piece
           return []
         }
         case 'content_block_stop':

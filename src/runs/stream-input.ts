@@ -32,7 +32,7 @@ export type StreamInputOptions = {
  */
 export function createStreamInput(options: StreamInputOptions) {
   const { runManager, tenant } = options
-  const assembler = createStreamEventAssembler()
+  const assembler = createStreamEventAssembler({ maxInputBytes: options.limits.maxInputBytes })
   const seen = new Set<string>()
   const content: Array<{ type: string; [key: string]: unknown }> = []
   let run: LiveRun | undefined
@@ -51,13 +51,20 @@ export function createStreamInput(options: StreamInputOptions) {
       logger: options.logger,
     })
     run = handle.live!
+    const started = run
+    started.onEndInput(() => endInput(started))
     const stop = await runManager.subscribe(tenant, run.runId, 0, options.send)
     if (closed) stop()
     else unsubscribe = stop
     if (closed) endInput(run)
   }
 
+  /**
+   * Applies every action, even after one of them is refused: a later `end` must still end the
+   * input, or the run would never complete. The first refusal is thrown afterwards (an error frame).
+   */
   function apply(target: LiveRun, actions: AssemblerAction[]): void {
+    let firstError: unknown
     for (const action of actions) {
       if (action.type === 'end') {
         target.endInput()
@@ -67,16 +74,27 @@ export function createStreamInput(options: StreamInputOptions) {
       try {
         checkBlocks([action.block], options.limits, seen)
       } catch (error) {
-        if (!(error instanceof ApiError) || error.code !== 'input_too_large') throw error
+        if (!(error instanceof ApiError) || error.code !== 'input_too_large') {
+          firstError ??= error
+          continue
+        }
         refusal = error.message
       }
       content.push(action.block)
       target.addToolUse(action.block, refusal === undefined ? undefined : { refuseWith: refusal })
     }
+    if (firstError !== undefined) throw firstError
   }
 
+  /** Blocks still held or open get their results before the input ends, whoever ends it. */
   function endInput(target: LiveRun): void {
-    if (!target.inputEnded) apply(target, assembler.end())
+    if (target.inputEnded) return
+    try {
+      apply(target, assembler.end())
+    } catch (error) {
+      // Nobody is left to tell (the client left, or the server is draining): the log is enough.
+      options.logger.warn({ err: error }, 'a streamed block was refused as the input ended')
+    }
   }
 
   return {
@@ -90,7 +108,11 @@ export function createStreamInput(options: StreamInputOptions) {
           answer: (requestId, answer) => runManager.answerPermission(tenant, target.runId, requestId, answer),
         })
       }
-      if (target.inputEnded) throw new ApiError('input_ended', 'The input of this run has ended')
+      if (target.inputEnded) {
+        // The tail of a stream that already ended it (message_stop after a max_tokens message_delta).
+        if (frame.type === 'message_stop' || frame.type === 'ping') return
+        throw new ApiError('input_ended', 'The input of this run has ended')
+      }
       if (frame.type === 'tool_use') apply(target, assembler.pushBlock(frame.tool_use))
       else if (frame.type === 'input.end') apply(target, assembler.end())
       else apply(target, assembler.push(frame))

@@ -501,6 +501,13 @@ export interface paths {
                         "text/event-stream": components["schemas"]["RunEvent"];
                     };
                 };
+                /** @description SSE: the run is over and nothing comes after the requested seq */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description Missing or unknown API key */
                 401: {
                     headers: {
@@ -802,6 +809,15 @@ export interface paths {
                 };
                 /** @description WebSocket upgrade required */
                 426: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Shutting down */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -45,4 +45,19 @@ describe('createPermissionBroker', () => {
       { decision: 'deny', message: 'The run was cancelled.' },
     ])
   })
+
+  it('withdraws only the asks of a call that ended, so they can no longer be answered', async () => {
+    const events: RunEventBody[] = []
+    const broker = createPermissionBroker({ emit: (event) => events.push(event), timeoutMs: 60_000 })
+    const ended = broker.prompter.request(prompt)
+    const other = broker.prompter.request({ ...prompt, toolUseId: 't2' })
+    const [first, second] = events as Array<Extract<RunEventBody, { type: 'permission.requested' }>>
+    broker.withdraw('t1', 'The call ended before the ask was answered.')
+    expect(await ended).toEqual({ decision: 'deny', message: 'The call ended before the ask was answered.' })
+    expect(events[2]).toEqual({ type: 'permission.resolved', request_id: first!.request_id, decision: 'deny' })
+    expect(broker.answer(first!.request_id, { decision: 'allow' })).toBe(false)
+    expect(broker.answer(second!.request_id, { decision: 'allow' })).toBe(true)
+    expect(await other).toEqual({ decision: 'allow' })
+    expect(broker.pendingCount).toBe(0)
+  })
 })

@@ -140,4 +140,33 @@ describe('createStreamEventAssembler', () => {
     expect(assembler.push({ type: 'content_block_stop', index: 0 })).toEqual([])
     expect(assembler.push({ type: 'message_stop' })).toEqual([{ type: 'end' }])
   })
+
+  it('stops buffering an input past maxInputBytes and refuses the block as too large', () => {
+    const assembler = createStreamEventAssembler({ maxInputBytes: 100 })
+    assembler.push({
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'tool_use', id: 'big', name: 'Echo', input: {} },
+    })
+    assembler.push({
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: '{"text": "' },
+    })
+    for (let piece = 0; piece < 50; piece++) {
+      assembler.push({
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'input_json_delta', partial_json: 'x'.repeat(50) },
+      })
+    }
+    // A client could stream deltas forever: what is held stays within the limit.
+    expect(assembler.bufferedBytes).toBeLessThanOrEqual(100)
+    assembler.push({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '"}' } })
+    assembler.push({ type: 'content_block_stop', index: 0 })
+    const [action] = assembler.push({ type: 'message_stop' })
+    expect(action).toMatchObject({ type: 'refuse', block: { id: 'big', input: {} } })
+    expect(action?.type === 'refuse' && action.reason).toContain('TOOLEXEC_MAX_INPUT_BYTES')
+    expect(assembler.bufferedBytes).toBe(0)
+  })
 })

@@ -7,7 +7,8 @@ import type { RunEvent } from '../../../src/runs/run-event.js'
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
 
 export type EventSocketOptions = {
-  subscribe: (listener: (event: RunEvent) => void) => Promise<() => void>
+  /** `onEnd`: the run is over and nothing more will come (a replay that starts past run.completed). */
+  subscribe: (listener: (event: RunEvent) => void, onEnd: () => void) => Promise<() => void>
   /** Handles one client frame; a throw becomes an `error` frame and the socket stays open. */
   onFrame: (raw: Buffer | ArrayBuffer | Buffer[]) => Promise<void>
   log: FastifyBaseLogger
@@ -48,10 +49,13 @@ export function serveEventSocket(socket: WebSocket, options: EventSocketOptions)
   }
 
   options
-    .subscribe((event) => {
-      send(event)
-      if (event.type === 'run.completed') socket.close(1000, 'run completed')
-    })
+    .subscribe(
+      (event) => {
+        send(event)
+        if (event.type === 'run.completed') socket.close(1000, 'run completed')
+      },
+      () => socket.close(1000, 'run completed'),
+    )
     .then(
       (stop) => {
         if (closed) stop()

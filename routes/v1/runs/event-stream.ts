@@ -3,29 +3,26 @@ import type { RunEvent } from '../../../src/runs/run-event.js'
 
 const HEARTBEAT_MS = 15_000
 
+const formatEvent = (event: RunEvent) => `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+
 /**
  * Server-Sent Events: `id` is the event's seq (so `Last-Event-ID` resumes), `event` its type,
  * `data` the JSON event. The stream ends after `run.completed`; a comment line keeps proxies awake.
+ * A reconnect after the end (EventSource does that on its own) gets `204`, which stops EventSource.
  */
 export async function serveEventStream(
   request: FastifyRequest,
   reply: FastifyReply,
-  subscribe: (listener: (event: RunEvent) => void) => Promise<() => void>,
+  subscribe: (listener: (event: RunEvent) => void, onEnd: () => void) => Promise<() => void>,
   onClose?: () => void,
 ): Promise<void> {
-  reply.hijack()
   const response = reply.raw
-  response.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  })
-  response.write('retry: 2000\n\n')
-  const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS)
-  heartbeat.unref()
+  let heartbeat: NodeJS.Timeout | undefined
   let stop: (() => void) | undefined
   let ended = false
+  let over = false
+  /** Events that arrive before the head is written (the backlog). */
+  let backlog: RunEvent[] | undefined = []
   const end = () => {
     if (ended) return
     ended = true
@@ -34,11 +31,45 @@ export async function serveEventStream(
     onClose?.()
     response.end()
   }
-  request.raw.on('close', end)
-  stop = await subscribe((event) => {
+  const write = (event: RunEvent) => {
     if (ended) return
-    response.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
+    if (backlog) {
+      backlog.push(event)
+      return
+    }
+    response.write(formatEvent(event))
     if (event.type === 'run.completed') setImmediate(end)
+  }
+  request.raw.on('close', end)
+  // Subscribed before the head is written: a run that expired in between is still a plain 404.
+  stop = await subscribe(write, () => {
+    over = true
+    if (!backlog) setImmediate(end)
   })
-  if (ended) stop()
+  reply.hijack()
+  if (ended) {
+    // The client left while we subscribed.
+    stop()
+    return
+  }
+  if (over && backlog.length === 0) {
+    ended = true
+    stop()
+    onClose?.()
+    response.writeHead(204).end()
+    return
+  }
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  })
+  response.write('retry: 2000\n\n')
+  heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS)
+  heartbeat.unref()
+  const pending = backlog
+  backlog = undefined
+  for (const event of pending) write(event)
+  if (over) setImmediate(end)
 }

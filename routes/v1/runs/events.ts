@@ -29,6 +29,7 @@ export const runEventsRoutes: FastifyPluginAsyncZod = async (app) => {
           description: 'SSE: one RunEvent per `data:` line',
           content: { 'text/event-stream': { schema: RunEventSchema } },
         },
+        204: z.undefined().describe('SSE: the run is over and nothing comes after the requested seq'),
         ...problemResponses(401, 404, 426),
       },
     },
@@ -46,7 +47,7 @@ export const runEventsRoutes: FastifyPluginAsyncZod = async (app) => {
       await serveEventStream(
         request,
         reply,
-        (listener) => runManager.subscribe(request.tenant, request.params.run_id, after, listener),
+        (listener, onEnd) => runManager.subscribe(request.tenant, request.params.run_id, after, listener, onEnd),
         () => metrics.subscriberClosed('sse'),
       )
     },
@@ -54,7 +55,7 @@ export const runEventsRoutes: FastifyPluginAsyncZod = async (app) => {
       const { tenant, params, query } = request
       metrics.subscriberOpened('websocket')
       serveEventSocket(socket, {
-        subscribe: (listener) => runManager.subscribe(tenant, params.run_id, query.after, listener),
+        subscribe: (listener, onEnd) => runManager.subscribe(tenant, params.run_id, query.after, listener, onEnd),
         onFrame: async (raw) =>
           applyControlFrame(decodeFrame(raw, ControlFrameSchema, app.config.maxFrameBytes), {
             cancel: (mode) => runManager.cancel(tenant, params.run_id, mode),

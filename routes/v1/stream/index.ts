@@ -13,7 +13,13 @@ export const streamRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: {
       tags: ['runs'],
       summary: 'Streamed input over WebSocket (see docs/events.md); plain HTTP gets 426',
-      response: problemResponses(401, 426),
+      response: problemResponses(401, 426, 503),
+    },
+    // Before the upgrade: a draining server answers a plain 503, like POST /v1/runs.
+    preHandler: async () => {
+      if (app.runManager.shuttingDown) {
+        throw new ApiError('shutting_down', 'The server is shutting down and takes no new runs')
+      }
     },
     handler: async () => {
       throw new ApiError('websocket_required', 'GET /v1/stream is a WebSocket endpoint')
