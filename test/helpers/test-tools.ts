@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { buildTool } from '../../src/tool/build-tool.js'
+import { buildTool, deferToPermissionRules } from '../../src/tool/build-tool.js'
 
 /**
  * Tools whose timing the test controls. `Gate` calls block until the test opens their key,
@@ -65,6 +65,8 @@ export function createTestTools() {
     name: 'Touch',
     inputSchema: z.strictObject({ name: z.string() }),
     maxResultSizeChars: 100_000,
+    // It stands for a tool that changes things: the rules, not the tool, decide (asks with no rule).
+    checkPermissions: deferToPermissionRules,
     description: async () => 'Pretends to change something',
     prompt: async () => 'Pretends to change something',
     call: async (input) => {
