@@ -1,5 +1,6 @@
 import websocket from '@fastify/websocket'
 import fp from 'fastify-plugin'
+import type { WebSocket } from 'ws'
 
 /**
  * WebSocket support. Frames up to TOOLEXEC_MAX_FRAME_BYTES are checked by the routes, which
@@ -12,6 +13,21 @@ import fp from 'fastify-plugin'
  */
 export const websocketPlugin = fp(
   async (app) => {
+    // Heartbeat: a client that vanished without closing (half-open TCP) would otherwise keep its
+    // streamed run and its session open forever. Each tick drops sockets that missed the last pong.
+    const alive = new WeakSet<WebSocket>()
+    const heartbeat = setInterval(() => {
+      for (const client of app.websocketServer.clients) {
+        if (!alive.has(client)) {
+          client.terminate()
+          continue
+        }
+        alive.delete(client)
+        client.ping()
+      }
+    }, app.config.wsPingIntervalMs)
+    heartbeat.unref()
+    app.addHook('onClose', async () => clearInterval(heartbeat))
     await app.register(websocket, {
       options: { maxPayload: app.config.maxFrameBytes * 4 },
       errorHandler: (error, socket, request) => {
@@ -19,11 +35,16 @@ export const websocketPlugin = fp(
         socket.terminate()
       },
       preClose: async () => {
+        clearInterval(heartbeat)
         if (app.hasDecorator('runManager')) await app.runManager.shutdown(app.config.shutdownGraceMs)
         for (const client of app.websocketServer.clients) client.close(1001, 'server shutting down')
         // Not awaited: the server's close callback waits for every closing handshake to finish.
         app.websocketServer.close()
       },
+    })
+    app.websocketServer.on('connection', (client: WebSocket) => {
+      alive.add(client)
+      client.on('pong', () => alive.add(client))
     })
   },
   { name: 'websocket', dependencies: ['config'] },

@@ -37,6 +37,7 @@ export const EnvSchema = z.object({
   TOOLEXEC_MAX_INPUT_BYTES: count(MIB),
   TOOLEXEC_MAX_FRAME_BYTES: count(2 * MIB),
   TOOLEXEC_SHUTDOWN_GRACE_MS: milliseconds(10 * SECOND),
+  TOOLEXEC_WS_PING_INTERVAL_MS: milliseconds(30 * SECOND),
   TOOLEXEC_PERMISSION_TIMEOUT_MS: milliseconds(MINUTE),
   TOOLEXEC_MAX_RESULT_CHARS: count(200_000),
 })

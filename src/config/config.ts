@@ -27,6 +27,8 @@ export type Config = {
   readonly maxInputBytes: number
   readonly maxFrameBytes: number
   readonly shutdownGraceMs: number
+  /** WebSocket heartbeat: a client that misses a whole interval's pong is dropped. */
+  readonly wsPingIntervalMs: number
   readonly permissionTimeoutMs: number
   readonly maxResultChars: number
   /** Problems that did not stop the start; logged once the logger exists. */

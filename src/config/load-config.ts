@@ -57,6 +57,7 @@ export function loadConfig(environment: Environment = process.env, cwd = process
     maxInputBytes: env.TOOLEXEC_MAX_INPUT_BYTES,
     maxFrameBytes: env.TOOLEXEC_MAX_FRAME_BYTES,
     shutdownGraceMs: env.TOOLEXEC_SHUTDOWN_GRACE_MS,
+    wsPingIntervalMs: env.TOOLEXEC_WS_PING_INTERVAL_MS,
     permissionTimeoutMs: env.TOOLEXEC_PERMISSION_TIMEOUT_MS,
     maxResultChars: env.TOOLEXEC_MAX_RESULT_CHARS,
     startupWarnings: warnings,
