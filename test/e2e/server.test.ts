@@ -44,7 +44,9 @@ function run(command: string, args: string[], extra: Record<string, string>) {
   child.stderr.on('data', (chunk) => {
     stderr += chunk
   })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  // 'close', not 'exit': npm and tsx may exit before the server they started has written its last
+  // lines; the pipes close only once every process holding them is gone.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
   return { child, exited, output: () => ({ stdout, stderr }) }
 }
 
