@@ -37,6 +37,7 @@ import { assembleToolPool } from './src/registry/assemble-tool-pool.js'
 import { getAllBaseTools } from './src/registry/get-all-base-tools.js'
 import { toApiToolDefinition } from './src/registry/to-api-definition.js'
 import type { Stores } from './src/stores/stores.js'
+import { findToolByName } from './src/tool/build-tool.js'
 import type { Tools } from './src/tool/tool.js'
 import { detectSandbox } from './src/tools/bash/sandbox.js'
 
@@ -137,7 +138,10 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
     permissionGateFor: ({ prompter, timeoutMs }) => createPermissionGate({ prompter, timeoutMs: timeoutMs ?? 0 }),
     hooks: createHookRunner(settings.hooks, { logger: app.log }),
   })
-  await app.register(metricsPlugin)
+  await app.register(metricsPlugin, {
+    isKnownTool: (name) =>
+      [baseTools, app.mcp.tools(), options.extraTools ?? []].some((tools) => findToolByName(tools, name) !== undefined),
+  })
   await app.register(mcpEndpointPlugin)
 
   await app.register(healthRoutes)

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { createRunMetrics } from '../src/runs/run-metrics.js'
+import { createRunMetrics, type RunMetricsOptions } from '../src/runs/run-metrics.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -8,9 +8,9 @@ declare module 'fastify' {
 }
 
 /** Prometheus metrics fed by every run's events (served by routes/metrics.ts). */
-export const metricsPlugin = fp(
-  async (app) => {
-    const metrics = createRunMetrics()
+export const metricsPlugin = fp<RunMetricsOptions>(
+  async (app, options) => {
+    const metrics = createRunMetrics(options)
     app.decorate('metrics', metrics)
     const stop = app.runManager.onEvent((event) => metrics.observe(event))
     app.addHook('onClose', async () => stop())

@@ -7,7 +7,16 @@ export type SubscriberTransport = 'websocket' | 'sse' | 'stream'
  * Prometheus metrics derived from the run event stream, in a registry of their own (several
  * apps may live in one process, as in the tests).
  */
-export function createRunMetrics() {
+export type RunMetricsOptions = {
+  /**
+   * Whether a name is one of the service's tools. Block names come from clients: labelling by
+   * anything else would let a client create unbounded metric series. Default: every name.
+   */
+  isKnownTool?: (name: string) => boolean
+}
+
+export function createRunMetrics(options: RunMetricsOptions = {}) {
+  const isKnownTool = options.isKnownTool ?? (() => true)
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'toolexec_' })
   const registers = [registry]
@@ -53,7 +62,7 @@ export function createRunMetrics() {
         runs.inc({ status: event.status })
         break
       case 'tool.queued':
-        names.set(key, event.name)
+        names.set(key, isKnownTool(event.name) ? event.name : 'unknown')
         queued.inc()
         break
       case 'tool.started':

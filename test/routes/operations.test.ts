@@ -21,10 +21,14 @@ describe('operations', () => {
         tool_uses: [
           { type: 'tool_use', id: 'a', name: 'Echo', input: { text: 'a' } },
           { type: 'tool_use', id: 'b', name: 'Echo', input: { wrong: true } },
+          { type: 'tool_use', id: 'c', name: 'made_up_by_a_client_42', input: {} },
         ],
       },
     })
     const response = await app.inject({ url: '/metrics' })
+    // Names the service does not have never become label values (unbounded series otherwise).
+    expect(response.body).not.toContain('made_up_by_a_client_42')
+    expect(response.body).toContain('toolexec_tool_calls_total{tool="unknown",outcome="error"} 1')
     expect(response.headers['content-type']).toContain('text/plain')
     expect(response.body).toContain('toolexec_runs_total{status="completed"} 1')
     expect(response.body).toContain('toolexec_tool_calls_total{tool="Echo",outcome="success"} 1')
