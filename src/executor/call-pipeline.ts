@@ -57,6 +57,14 @@ async function revalidate(tool: AnyTool, input: unknown, context: ToolUseContext
   return validate(tool, stripInternalKeys(tool, parsed.data), context)
 }
 
+/** A tool that stored its output before failing (Bash spills) says so on the error it throws. */
+function blobOf(error: unknown): BlobRef | undefined {
+  const blob = (error as { blob?: Partial<BlobRef> } | null)?.blob
+  return typeof blob?.blobId === 'string' && typeof blob.path === 'string' && typeof blob.size === 'number'
+    ? (blob as BlobRef)
+    : undefined
+}
+
 /** What post hooks tell the model: their context, and the reason when one blocked (exit 2). */
 function postHookFeedback(post: PostToolUseOutcome): string[] {
   const feedback = [...(post.additionalContext ?? [])]
@@ -125,7 +133,9 @@ async function callAndMap(input: CallPipelineInput, callInput: Input, preContext
   } catch (error) {
     const text = formatThrownError(error)
     const post = await hooks.postToolUseFailure(tool, callInput, text, context)
-    return fail(appendContext(text, [...(preContext ?? []), ...postHookFeedback(post)]) as string)
+    const outcome = fail(appendContext(text, [...(preContext ?? []), ...postHookFeedback(post)]) as string)
+    const blob = blobOf(error)
+    return blob ? { ...outcome, blob } : outcome
   }
   const mapped = tool.mapToolResult(result.data, input.block.id)
   const post = hooks === NO_HOOKS ? NO_HOOK_OUTCOME : await hooks.postToolUse(tool, callInput, result.data, context)

@@ -62,6 +62,13 @@ export type ToolResult<Output = unknown> = {
   contextModifier?: ContextModifier
 }
 
+/**
+ * Tools report failures by throwing. The text the model gets is the error's `message`, `stderr`
+ * and `stdout`; an error may also carry `blob` (a BlobRef) when the tool stored its output
+ * before failing, so the run lists that blob like any other.
+ */
+export type ToolCallError = Error & { stderr?: string; stdout?: string; blob?: BlobRef }
+
 /** The permission gate a tool may call again for sub-operations (and the pipeline calls once). */
 export type CanUseToolFn = (
   tool: Tool,

@@ -56,6 +56,22 @@ describe('per-tool threshold', () => {
   })
 })
 
+describe('failed calls that stored their output', () => {
+  it('lists the blob of a Bash call that spilled its output and then failed', async () => {
+    const { BashTool } = await import('../../src/tools/bash/bash-tool.js')
+    const command = 'seq 1 20000; exit 3'
+    const run = await startRun([BashTool as AnyTool], [block('fails', 'Bash', { command })])
+    const outcome = await run.done()
+    const result = outcome.results[0]!
+    expect(result.is_error).toBe(true)
+    expect(String(result.content)).toMatch(/^Exit code 3\n<persisted-output>\nOutput too large/)
+    expect(outcome.blobs).toEqual([expect.objectContaining({ tool_use_id: 'fails', blob_id: 'run_test-fails.txt' })])
+    expect(run.eventsOf('tool.result')[0]!.blob_id).toBe('run_test-fails.txt')
+    const path = `${outcome.context.blobs.directory('default')}/run_test-fails.txt`
+    expect((await readFile(path, 'utf8')).split('\n').at(-2)).toBe('20000')
+  })
+})
+
 describe('per-run budget', () => {
   it('persists the largest results first until the rest fits, leaving Read alone', async () => {
     const tools = [sizedTool('Echo', 50_000), sizedTool('Read', Number.POSITIVE_INFINITY)]

@@ -56,8 +56,9 @@ async function sandboxLayout(context: ToolUseContext): Promise<SandboxLayout> {
   }
 }
 
-function failure(message: string, output: string): Error {
-  return Object.assign(new Error(message), { stdout: output })
+/** The thrown error carries the blob when the output was spilled, so the run still lists it. */
+function failure(message: string, output: string, blob?: BlobRef): Error {
+  return Object.assign(new Error(message), { stdout: output }, blob ? { blob } : {})
 }
 
 export const BashTool = buildTool({
@@ -112,16 +113,18 @@ export const BashTool = buildTool({
     })
     const collected = await output.result()
     const text = displayText(collected)
+    const spilledBlob = collected.spilled ? collected.blob : undefined
     if (result.timedOut) {
       throw failure(
         `Command timed out after ${timeoutMs} ms and was killed (with its whole process group). It may have had partial effects: check the state before retrying.`,
         text,
+        spilledBlob,
       )
     }
     if (result.aborted) {
-      throw failure('Command was aborted before it finished. It may have had partial effects.', text)
+      throw failure('Command was aborted before it finished. It may have had partial effects.', text, spilledBlob)
     }
-    if (result.exitCode !== 0) throw failure(`Exit code ${result.exitCode}`, text)
+    if (result.exitCode !== 0) throw failure(`Exit code ${result.exitCode}`, text, spilledBlob)
     const data: BashOutput = collected.spilled
       ? { output: text, exitCode: 0, blob: collected.blob, bytes: collected.bytes }
       : { output: text, exitCode: 0, bytes: collected.bytes }
