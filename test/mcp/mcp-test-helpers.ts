@@ -1,15 +1,12 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import type { AddressInfo } from 'node:net'
+import { mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type BuildAppOptions, buildApp } from '../../app.js'
-import { mcpEndpointPlugin } from '../../plugins/mcp.js'
-import { mcpRoutes } from '../../routes/mcp.js'
-import { loadConfig } from '../../src/config/load-config.js'
 import { createPermissionContext } from '../../src/permissions/permission-context.js'
 import type { BlobStore } from '../../src/results/blob-store.js'
 import type { AnyTool, MappedToolResult, ToolProgressData, ToolUseContext } from '../../src/tool/tool.js'
+import type { TestAppOptions } from '../helpers/build-test-app.js'
+import { startTestServer } from '../helpers/start-test-server.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -78,28 +75,8 @@ export async function readLines(file: string): Promise<string[]> {
   }
 }
 
-/**
- * The service listening on a loopback port with `/mcp` registered. Registers the MCP endpoint
- * plugin and routes itself only while app.ts does not, so this keeps working once it does.
- */
-export async function startServiceWithMcp(options: BuildAppOptions & { env?: Record<string, string> } = {}) {
-  const { env = {}, ...appOptions } = options
-  const root = await tempDir('service')
-  const config = loadConfig({
-    TOOLEXEC_WORKSPACE: path.join(root, 'workspace'),
-    TOOLEXEC_BLOB_DIR: path.join(root, 'blobs'),
-    LOG_LEVEL: 'silent',
-    TOOLEXEC_SANDBOX: 'off',
-    ...env,
-  })
-  const app = await buildApp(config, appOptions)
-  if (!app.hasDecorator('mcpEndpoint')) await app.register(mcpEndpointPlugin)
-  if (!app.hasRoute({ method: 'POST', url: '/mcp' })) await app.register(mcpRoutes)
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const url = new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`)
-  const close = async () => {
-    await app.close()
-    await rm(root, { recursive: true, force: true })
-  }
-  return { app, config, url, close }
+/** The service listening on a loopback port, with the URL of its `/mcp` endpoint. Closed by the caller. */
+export async function startServiceWithMcp(options: TestAppOptions = {}) {
+  const server = await startTestServer({ lifetime: 'manual', ...options })
+  return { ...server, url: new URL(`${server.baseUrl}/mcp`) }
 }

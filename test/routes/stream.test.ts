@@ -3,19 +3,8 @@
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, injectSocket } from '../helpers/build-test-app.js'
 import { runCompleted } from '../helpers/run-completion.js'
+import { delta, start, stop } from '../helpers/stream-events.js'
 import { createTestTools } from '../helpers/test-tools.js'
-
-const start = (index: number, id: string, name: string) => ({
-  type: 'content_block_start',
-  index,
-  content_block: { type: 'tool_use', id, name, input: {} },
-})
-const delta = (index: number, partial_json: string) => ({
-  type: 'content_block_delta',
-  index,
-  delta: { type: 'input_json_delta', partial_json },
-})
-const stop = (index: number) => ({ type: 'content_block_stop', index })
 
 async function setup() {
   const tools = createTestTools()
