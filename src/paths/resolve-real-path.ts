@@ -1,11 +1,9 @@
+import { realpathSync } from 'node:fs'
 import { lstat, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
+import { errorCode } from './error-code.js'
 
 const MAX_SYMLINK_HOPS = 40
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | null)?.code
-}
 
 /**
  * The real path of `absolutePath`, even when it does not exist yet: the longest existing prefix
@@ -29,4 +27,25 @@ export async function resolveRealPath(absolutePath: string, hops = 0): Promise<s
     return resolveRealPath(path.resolve(parent, target), hops + 1)
   }
   return path.join(await resolveRealPath(parent, hops), path.basename(absolutePath))
+}
+
+/**
+ * Synchronous real path through the longest existing ancestor, for setup code (session creation)
+ * that is not async. A dangling link is kept as a name under its real parent, not followed:
+ * calls use the stricter async resolveRealPath, which follows it.
+ */
+export function resolveRealPathSync(target: string): string {
+  const absolute = path.resolve(target)
+  let existing = absolute
+  const missing: string[] = []
+  for (;;) {
+    try {
+      return path.join(realpathSync(existing), ...missing)
+    } catch {
+      const parent = path.dirname(existing)
+      if (parent === existing) return absolute
+      missing.unshift(path.basename(existing))
+      existing = parent
+    }
+  }
 }

@@ -1,7 +1,8 @@
 import path from 'node:path'
+import { isInside } from '../paths/is-inside.js'
+import { resolveRealPathSync } from '../paths/resolve-real-path.js'
 import { createPermissionContext, type PermissionMode, type ToolPermissionContext } from './permission-context.js'
 import { findInvalidRules } from './permission-rule.js'
-import { isInsideDirectories, resolveRealPathSync } from './resolve-tool-path.js'
 import type { PermissionsSettings } from './settings-schema.js'
 
 /** What a session (POST /v1/sessions) may ask for; rules add to the operator's. */
@@ -69,9 +70,7 @@ export function createSessionPermissionContext(
   )
   const root = session.workspaceRoot
   const outside =
-    root === undefined
-      ? undefined
-      : directories.find((directory) => !isInsideDirectories(directory, [resolveRealPathSync(root)]))
+    root === undefined ? undefined : directories.find((directory) => !isInside(resolveRealPathSync(root), directory))
   if (outside !== undefined) {
     throw new SessionPermissionError(
       'directory_outside_workspace',

@@ -1,6 +1,7 @@
-import path from 'node:path'
 import type { PermissionRequest } from '../executor/permission-port.js'
+import { isInsideAny } from '../paths/is-inside.js'
 import { resolveRealPath } from '../paths/resolve-real-path.js'
+import { realWorkingDirectories } from '../paths/working-directories.js'
 import type { AnyTool, ToolUseContext } from '../tool/tool.js'
 import { bashPathArguments } from './bash-path-arguments.js'
 import { findMatchingRule, type RuleSubject } from './find-matching-rule.js'
@@ -8,7 +9,7 @@ import { effectivePermissionMode } from './permission-context.js'
 import { permissionMessages as messages } from './permission-messages.js'
 import type { PermissionAllow, PermissionAsk, PermissionDecisionReason, PermissionDeny } from './permission-result.js'
 import type { PermissionRule } from './permission-rule.js'
-import { isInsideDirectories, resolveToolPath } from './resolve-tool-path.js'
+import { resolveToolPath } from './resolve-tool-path.js'
 import { EDIT_FILE_TOOLS } from './rule-covers-tool.js'
 
 /** What the rules say before anyone is asked: allow, deny, or ask an approver. */
@@ -30,19 +31,6 @@ function isReadOnly(tool: AnyTool, input: { [key: string]: unknown }): boolean {
   }
 }
 
-/** Session cwd and additional directories, real paths; `withBlobs` adds the read-only blob dir. */
-async function workingDirectories(context: ToolUseContext, cwd: string, withBlobs: boolean): Promise<string[]> {
-  // Additional directories were made real when the session was created (re-resolving them now
-  // would follow a symlink planted since); the blob directory is the service's own.
-  const directories = [
-    cwd,
-    ...context.permissionContext.additionalWorkingDirectories.map((directory) => path.resolve(directory)),
-  ]
-  const blobs = context.environment?.blobDirectory
-  if (withBlobs && blobs) directories.push(await resolveRealPath(blobs))
-  return directories
-}
-
 // A read-only Bash command whose paths cannot be read is never auto-allowed.
 const UNKNOWN_PATHS = Symbol('unknown paths')
 
@@ -51,15 +39,15 @@ async function pathOutside(
   subject: RuleSubject,
   context: ToolUseContext,
 ): Promise<string | typeof UNKNOWN_PATHS | undefined> {
-  const directories = await workingDirectories(context, subject.cwd, true)
-  if (subject.path) return isInsideDirectories(subject.path.absolute, directories) ? undefined : subject.path.absolute
+  const directories = await realWorkingDirectories(context, 'read')
+  if (subject.path) return isInsideAny(directories, subject.path.absolute) ? undefined : subject.path.absolute
   const command = subject.input.command
   if (subject.tool.name !== 'Bash' || typeof command !== 'string') return undefined
   const paths = bashPathArguments(command, subject.cwd)
   if (paths === null) return UNKNOWN_PATHS
   for (const candidate of paths) {
     const real = await resolveRealPath(candidate)
-    if (!isInsideDirectories(real, directories)) return candidate
+    if (!isInsideAny(directories, real)) return candidate
   }
   return undefined
 }
@@ -140,8 +128,8 @@ export async function decidePermission(request: DecideRequest): Promise<Permissi
     return { behavior: 'allow', decisionReason: { type: 'other', reason: 'read-only inside the working directories' } }
   }
   if (mode === 'acceptEdits' && EDIT_FILE_TOOLS.has(name) && subject.path) {
-    const directories = await workingDirectories(context, cwd, false)
-    if (isInsideDirectories(subject.path.absolute, directories))
+    const directories = await realWorkingDirectories(context, 'write')
+    if (isInsideAny(directories, subject.path.absolute))
       return { behavior: 'allow', decisionReason: { type: 'mode', mode } }
   }
   const message =

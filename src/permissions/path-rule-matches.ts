@@ -1,6 +1,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import ignore from 'ignore'
+import { isInside } from '../paths/is-inside.js'
 
 // Patterns that cover the root directory itself (a Glob or Grep over the whole cwd).
 const WHOLE_TREE = new Set(['*', '**', '**/*', '/*', '/**', '/**/*'])
@@ -19,9 +20,9 @@ function rootAndPattern(pattern: string, cwd: string): { root: string; pattern: 
  */
 export function pathRuleMatches(rulePattern: string, absolutePath: string, cwd: string, isDirectory = false): boolean {
   const { root, pattern } = rootAndPattern(rulePattern.trim(), cwd)
+  if (!isInside(root, absolutePath)) return false
   const relative = path.relative(root, absolutePath)
   if (relative === '') return WHOLE_TREE.has(pattern)
-  if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return false
   const posix = relative.split(path.sep).join('/')
   const matcher = ignore().add(pattern)
   return matcher.ignores(posix) || (isDirectory && matcher.ignores(`${posix}/`))

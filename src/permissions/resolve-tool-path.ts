@@ -1,30 +1,9 @@
-import { realpathSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { resolveRealPath } from '../paths/resolve-real-path.js'
 import type { AnyTool } from '../tool/tool.js'
 
 export type ResolvedToolPath = { absolute: string; isDirectory: boolean }
-
-/**
- * Synchronous real path through the longest existing ancestor, for setup code (session creation)
- * that is not async. Calls use the stricter async resolveRealPath, which also follows dangling links.
- */
-export function resolveRealPathSync(target: string): string {
-  const absolute = path.resolve(target)
-  let existing = absolute
-  const missing: string[] = []
-  for (;;) {
-    try {
-      return path.join(realpathSync(existing), ...missing)
-    } catch {
-      const parent = path.dirname(existing)
-      if (parent === existing) return absolute
-      missing.unshift(path.basename(existing))
-      existing = parent
-    }
-  }
-}
 
 async function isDirectory(target: string): Promise<boolean> {
   try {
@@ -56,12 +35,4 @@ export async function resolveToolPath(
   if (target === undefined || target === '') return undefined
   const absolute = await resolveRealPath(path.resolve(cwd, target))
   return { absolute, isDirectory: await isDirectory(absolute) }
-}
-
-/** Is `target` one of `directories` or inside one? All paths absolute and resolved. */
-export function isInsideDirectories(target: string, directories: readonly string[]): boolean {
-  return directories.some((directory) => {
-    const relative = path.relative(directory, target)
-    return relative === '' || !(relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative))
-  })
 }

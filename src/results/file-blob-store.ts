@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { type FileHandle, lstat, mkdir, open, readdir, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Writable } from 'node:stream'
+import { errorCode } from '../paths/error-code.js'
 import { assertValidBlobId, assertValidTenant, isValidBlobId, isValidTenant } from './blob-names.js'
 import type { BlobRef, BlobStore, BlobStream } from './blob-store.js'
 
@@ -72,7 +73,7 @@ export function createFileBlobStore(options: FileBlobStoreOptions): FileBlobStor
       const stats = await lstat(filePath)
       return stats.isFile() ? { blobId, path: filePath, size: stats.size } : null
     } catch (error) {
-      if (hasCode(error, 'ENOENT')) return null
+      if (errorCode(error) === 'ENOENT') return null
       throw error
     }
   }
@@ -100,7 +101,7 @@ export function createFileBlobStore(options: FileBlobStoreOptions): FileBlobStor
     try {
       await writing
     } catch (error) {
-      if (hasCode(error, 'EEXIST')) return existingBlob(blobId, filePath)
+      if (errorCode(error) === 'EEXIST') return existingBlob(blobId, filePath)
       // We created the file and failed part-way: leave no truncated blob behind for a reuse.
       await unlink(filePath).catch(() => undefined)
       throw error
@@ -119,7 +120,7 @@ export function createFileBlobStore(options: FileBlobStoreOptions): FileBlobStor
       handle = await open(filePath, 'wx')
     } catch (error) {
       settle()
-      if (hasCode(error, 'EEXIST')) return reuseStream(blobId, filePath)
+      if (errorCode(error) === 'EEXIST') return reuseStream(blobId, filePath)
       throw error
     }
     const stream = handle.createWriteStream()
@@ -172,7 +173,7 @@ export function createFileBlobStore(options: FileBlobStoreOptions): FileBlobStor
           await unlink(filePath)
           removed++
         } catch (error) {
-          if (!hasCode(error, 'ENOENT')) throw error
+          if (errorCode(error) !== 'ENOENT') throw error
         }
       }
     }
@@ -204,11 +205,7 @@ async function listDirectory(directoryPath: string): Promise<string[]> {
   try {
     return await readdir(directoryPath)
   } catch (error) {
-    if (hasCode(error, 'ENOENT') || hasCode(error, 'ENOTDIR')) return []
+    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return []
     throw error
   }
-}
-
-function hasCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code
 }

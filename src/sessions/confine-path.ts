@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { ApiError } from '../errors/api-error.js'
+import { isInside } from '../paths/is-inside.js'
 
 /**
  * Resolves `requested` (relative to `root`, or absolute) to a real directory inside `root`,
@@ -15,11 +16,6 @@ export async function confineDirectory(root: string, requested: string, field: s
   const real = await fs.realpath(candidate)
   if (!isInside(realRoot, real)) throw outside(field, requested)
   return real
-}
-
-function isInside(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate)
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
 }
 
 function outside(field: string, requested: string): ApiError {

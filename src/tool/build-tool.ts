@@ -11,11 +11,17 @@ export type DefaultableToolKeys =
   | 'userFacingName'
   | 'mapToolResult'
 
+/** Keys a definition may give as a plain string; `buildTool` turns them into functions. */
+type TextKeys = 'description' | 'prompt'
+
 export type ToolDef<
   Input extends AnyObjectSchema = AnyObjectSchema,
   Output = unknown,
   P extends ToolProgressData = ToolProgressData,
-> = Omit<Tool<Input, Output, P>, DefaultableToolKeys> & Partial<Pick<Tool<Input, Output, P>, DefaultableToolKeys>>
+> = Omit<Tool<Input, Output, P>, DefaultableToolKeys | TextKeys> &
+  Partial<Pick<Tool<Input, Output, P>, DefaultableToolKeys>> & {
+    [K in TextKeys]: string | Tool<Input, Output, P>[K]
+  }
 
 // biome-ignore lint/suspicious/noExplicitAny: the constraint must accept every input schema
 type AnyToolDef = ToolDef<any, any, any>
@@ -23,8 +29,10 @@ type AnyToolDef = ToolDef<any, any, any>
 type ToolDefaults = typeof TOOL_DEFAULTS
 
 /** The built tool's type mirrors the runtime spread: the definition's members win, defaults fill in. */
-export type BuiltTool<D extends AnyToolDef> = Omit<D, DefaultableToolKeys> & {
+export type BuiltTool<D extends AnyToolDef> = Omit<D, DefaultableToolKeys | TextKeys> & {
   [K in DefaultableToolKeys]-?: K extends keyof D ? (undefined extends D[K] ? ToolDefaults[K] : D[K]) : ToolDefaults[K]
+} & {
+  [K in TextKeys]: D[K] extends string ? () => Promise<string> : D[K]
 }
 
 /**
@@ -68,6 +76,7 @@ const TOOL_DEFAULTS = {
  * Fills a tool definition's missing members with fail-closed defaults: enabled, NOT
  * concurrency-safe, NOT read-only, not destructive, and no objection of its own in
  * `checkPermissions` (allow: the general permission rules still decide first).
+ * `description` and `prompt` may be plain strings when they never change.
  * A definition without a name or input schema is rejected here, not on its first call.
  */
 export function buildTool<
@@ -90,7 +99,14 @@ export function buildTool<
     ...TOOL_DEFAULTS,
     userFacingName: () => definition.name,
     ...definition,
+    description: textFunction(definition.description),
+    prompt: textFunction(definition.prompt),
   } as unknown as BuiltTool<D>
+}
+
+/** A constant text becomes the async function the Tool contract asks for; a function stays. */
+function textFunction<F>(text: string | F): F | (() => Promise<string>) {
+  return typeof text === 'string' ? async () => text : text
 }
 
 export function toolMatchesName(tool: { name: string; aliases?: readonly string[] }, name: string): boolean {

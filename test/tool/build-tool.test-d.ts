@@ -1,5 +1,5 @@
-// Pins the types of built tools: call's input is inferred from the zod schema, and the built
-// tool is as narrow as its definition.
+// Pins the types of built tools: call's input is inferred from the zod schema, the built
+// tool is as narrow as its definition, and string descriptions and prompts become functions.
 import { describe, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool } from '../../src/tool/build-tool.js'
@@ -50,6 +50,32 @@ describe('buildTool types', () => {
         // @ts-expect-error `missing` is not in the schema's output
         return { data: input.missing }
       },
+    })
+  })
+
+  it('turns a string description and prompt into functions', () => {
+    const tool = buildTool({
+      name: 'Texts',
+      inputSchema: schema,
+      maxResultSizeChars: 10,
+      description: 'd',
+      prompt: 'p',
+      call: async () => ({ data: 1 }),
+    })
+    expectTypeOf(tool.description).toEqualTypeOf<() => Promise<string>>()
+    expectTypeOf(tool.prompt).toEqualTypeOf<() => Promise<string>>()
+    expectTypeOf(tool).toExtend<AnyTool>()
+  })
+
+  it('rejects a description that is neither a string nor a function', () => {
+    buildTool({
+      name: 'NotText',
+      inputSchema: schema,
+      maxResultSizeChars: 10,
+      // @ts-expect-error a description is a string or a function returning one
+      description: 42,
+      prompt: 'p',
+      call: async () => ({ data: 1 }),
     })
   })
 })

@@ -1,4 +1,5 @@
-// Pins buildTool's fail-closed defaults and that bad definitions fail when built, not when called.
+// Pins buildTool's fail-closed defaults, string texts turned into functions, and that bad
+// definitions fail when built, not when called.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, findToolByName, ToolDefinitionError } from '../../src/tool/build-tool.js'
@@ -32,6 +33,15 @@ describe('buildTool', () => {
     })
     expect(tool.isReadOnly({ path: 'a' })).toBe(true)
     expect(tool.isConcurrencySafe({ path: 'a' })).toBe(true)
+  })
+
+  it('turns a string description and prompt into async functions and keeps function forms', async () => {
+    const texts = buildTool({ ...minimal, description: 'Describes', prompt: 'Prompts' })
+    expect(await texts.description()).toBe('Describes')
+    expect(await texts.prompt()).toBe('Prompts')
+    const functions = buildTool(minimal)
+    expect(functions.description).toBe(minimal.description)
+    expect(await functions.prompt()).toBe('minimal')
   })
 
   it('maps strings, block arrays and other data to content', () => {

@@ -73,10 +73,7 @@ export const BashTool = buildTool({
   async description(input: BashInput) {
     return input.description ?? 'Run a shell command'
   },
-  async prompt() {
-    return BASH_PROMPT
-  },
-  userFacingName: () => BASH_TOOL_NAME,
+  prompt: BASH_PROMPT,
   async validateInput(input: BashInput, context) {
     if (context.environment.multiTenant && context.environment.sandbox !== 'bwrap') {
       return { result: false, message: MULTI_TENANT_WITHOUT_SANDBOX_MESSAGE }

@@ -3,8 +3,9 @@ import path from 'node:path'
 import { z } from 'zod'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
-import { checkReadBeforeWrite, recordWrite, statIfExists } from '../shared/check-read-before-write.js'
-import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { checkReadBeforeWrite, recordWrite } from '../shared/check-read-before-write.js'
+import { statIfExists } from '../shared/file-stats.js'
+import { tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { applyEdit, editSnippet } from './apply-edit.js'
 
 export const EDIT_TOOL_NAME = 'Edit'
@@ -36,13 +37,9 @@ async function planEdit(input: EditInput, context: ToolUseContext): Promise<Plan
   if (input.old_string === input.new_string) {
     return { ok: false, message: 'No changes to make: old_string and new_string are exactly the same.' }
   }
-  let realPath: string
-  try {
-    realPath = await resolveConfinedPath(input.file_path, context, 'write')
-  } catch (error) {
-    if (error instanceof PathConfinementError) return { ok: false, message: error.message }
-    throw error
-  }
+  const confined = await tryResolveConfinedPath(input.file_path, context, 'write')
+  if (!confined.ok) return confined
+  const { realPath } = confined
   const stats = await statIfExists(realPath)
   if (stats === null) {
     if (input.old_string === '') return { ok: true, realPath, original: null }
@@ -71,13 +68,8 @@ export const EditTool = buildTool({
   inputSchema: EditInputSchema,
   maxResultSizeChars: 100_000,
   checkPermissions: deferToPermissionRules,
-  async description() {
-    return 'Replace exact text in a file'
-  },
-  async prompt() {
-    return PROMPT
-  },
-  userFacingName: () => 'Edit',
+  description: 'Replace exact text in a file',
+  prompt: PROMPT,
   getPath: (input: EditInput) => input.file_path,
   async validateInput(input: EditInput, context) {
     const plan = await planEdit(input, context)

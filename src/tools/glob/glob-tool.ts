@@ -1,11 +1,10 @@
-import { lstat } from 'node:fs/promises'
 import path from 'node:path'
 import { glob } from 'tinyglobby'
 import { z } from 'zod'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
-import { statIfExists } from '../shared/check-read-before-write.js'
-import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { newestFirst, statIfExists } from '../shared/file-stats.js'
+import { type ConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 
 export const GLOB_TOOL_NAME = 'Glob'
 export const GLOB_MAX_RESULTS = 100
@@ -29,11 +28,12 @@ const PROMPT = `Fast file pattern matching in the working directories.
 - Symbolic links to directories are not followed.
 - Use it to find files by name; use Grep to search file contents.`
 
-async function resolveSearchDirectory(input: GlobInput, context: ToolUseContext): Promise<string> {
-  const directory = await resolveConfinedPath(input.path ?? context.cwd, context, 'read')
-  const stats = await statIfExists(directory)
-  if (stats === null) throw new PathConfinementError(`Directory does not exist: ${input.path}.`)
-  if (!stats.isDirectory()) throw new PathConfinementError(`${input.path} is not a directory: set path to a directory.`)
+async function resolveSearchDirectory(input: GlobInput, context: ToolUseContext): Promise<ConfinedPath> {
+  const directory = await tryResolveConfinedPath(input.path ?? context.cwd, context, 'read')
+  if (!directory.ok) return directory
+  const stats = await statIfExists(directory.realPath)
+  if (stats === null) return { ok: false, message: `Directory does not exist: ${input.path}.` }
+  if (!stats.isDirectory()) return { ok: false, message: `${input.path} is not a directory: set path to a directory.` }
   return directory
 }
 
@@ -45,22 +45,8 @@ async function checkGlob(input: GlobInput, context: ToolUseContext): Promise<Val
       message: `The pattern ${input.pattern} must be relative and must not contain "..": put the directory to search in path and keep only the file pattern in pattern.`,
     }
   }
-  try {
-    await resolveSearchDirectory(input, context)
-    return { result: true }
-  } catch (error) {
-    if (error instanceof PathConfinementError) return { result: false, message: error.message }
-    throw error
-  }
-}
-
-async function newestFirst(files: string[]): Promise<string[]> {
-  const stamped = await Promise.all(
-    files.map(async (file) => ({ file, mtimeMs: (await lstat(file).catch(() => null))?.mtimeMs ?? 0 })),
-  )
-  // Ties (same mtime) by name, so the order is stable.
-  stamped.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file))
-  return stamped.map((entry) => entry.file)
+  const directory = await resolveSearchDirectory(input, context)
+  return directory.ok ? { result: true } : { result: false, message: directory.message }
 }
 
 export const GlobTool = buildTool({
@@ -71,19 +57,17 @@ export const GlobTool = buildTool({
   checkPermissions: deferToPermissionRules,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
-  async description() {
-    return 'Find files by glob pattern'
-  },
-  async prompt() {
-    return PROMPT
-  },
-  userFacingName: () => GLOB_TOOL_NAME,
+  description: 'Find files by glob pattern',
+  prompt: PROMPT,
   getPath: (input: GlobInput) => input.path,
   validateInput: checkGlob,
   async call(input: GlobInput, context) {
+    // Checked again here: the file tree may have changed between validation and the call.
     const check = await checkGlob(input, context)
     if (!check.result) throw new Error(check.message)
-    const directory = await resolveSearchDirectory(input, context)
+    const resolved = await resolveSearchDirectory(input, context)
+    if (!resolved.ok) throw new Error(resolved.message)
+    const directory = resolved.realPath
     const files = await glob(input.pattern, {
       cwd: directory,
       absolute: true,

@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process'
-import { lstat } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
-import { statIfExists } from '../shared/check-read-before-write.js'
-import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { newestFirst, statIfExists } from '../shared/file-stats.js'
+import { type ConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { type GrepBackend, type GrepOutputMode, searchArguments } from './grep-arguments.js'
 import { GREP_PROMPT } from './grep-prompt.js'
 import { runSearchProcess } from './run-search-process.js'
@@ -46,18 +45,12 @@ export function detectGrepBackend(): GrepBackend {
   return detectedBackend
 }
 
-async function resolveSearchPath(input: GrepInput, context: ToolUseContext): Promise<string> {
-  const target = await resolveConfinedPath(input.path ?? context.cwd, context, 'read')
-  if ((await statIfExists(target)) === null) throw new PathConfinementError(`Path does not exist: ${input.path}.`)
+async function resolveSearchPath(input: GrepInput, context: ToolUseContext): Promise<ConfinedPath> {
+  const target = await tryResolveConfinedPath(input.path ?? context.cwd, context, 'read')
+  if (target.ok && (await statIfExists(target.realPath)) === null) {
+    return { ok: false, message: `Path does not exist: ${input.path}.` }
+  }
   return target
-}
-
-async function newestFirst(files: string[]): Promise<string[]> {
-  const stamped = await Promise.all(
-    files.map(async (file) => ({ file, mtimeMs: (await lstat(file).catch(() => null))?.mtimeMs ?? 0 })),
-  )
-  stamped.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file))
-  return stamped.map((entry) => entry.file)
 }
 
 /** Grep with a chosen backend; tests force `grep` so both are covered where rg is installed. */
@@ -76,13 +69,8 @@ export function createGrepTool(options: { backend?: GrepBackend } = {}) {
         message: `multiline with output_mode "${input.output_mode}" needs ripgrep, which is not installed here: use output_mode "files_with_matches".`,
       }
     }
-    try {
-      await resolveSearchPath(input, context)
-      return { result: true }
-    } catch (error) {
-      if (error instanceof PathConfinementError) return { result: false, message: error.message }
-      throw error
-    }
+    const target = await resolveSearchPath(input, context)
+    return target.ok ? { result: true } : { result: false, message: target.message }
   }
 
   return buildTool({
@@ -93,19 +81,17 @@ export function createGrepTool(options: { backend?: GrepBackend } = {}) {
     checkPermissions: deferToPermissionRules,
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
-    async description() {
-      return 'Search file contents'
-    },
-    async prompt() {
-      return GREP_PROMPT
-    },
-    userFacingName: () => GREP_TOOL_NAME,
+    description: 'Search file contents',
+    prompt: GREP_PROMPT,
     getPath: (input: GrepInput) => input.path,
     validateInput: check,
     async call(input: GrepInput, context) {
+      // Checked again here: the file tree may have changed between validation and the call.
       const checked = await check(input, context)
       if (!checked.result) throw new Error(checked.message)
-      const target = await resolveSearchPath(input, context)
+      const resolved = await resolveSearchPath(input, context)
+      if (!resolved.ok) throw new Error(resolved.message)
+      const target = resolved.realPath
       const mode = input.output_mode ?? 'files_with_matches'
       const chosen = backend()
       const limit = input.head_limit ?? GREP_DEFAULT_MAX_LINES

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { z } from 'zod'
 import type { ImageBlock } from '../../messages/content-blocks.js'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
-import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { resolveConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { detectFileKind } from './detect-file-kind.js'
 import { readTextLines } from './read-text-lines.js'
 
@@ -59,23 +59,13 @@ export const ReadTool = buildTool({
   checkPermissions: deferToPermissionRules,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
-  async description() {
-    return 'Read a file from the local filesystem'
-  },
-  async prompt() {
-    return PROMPT
-  },
-  userFacingName: () => 'Read',
+  description: 'Read a file from the local filesystem',
+  prompt: PROMPT,
   getPath: (input: ReadInput) => input.file_path,
   async validateInput(input: ReadInput, context) {
-    let realPath: string
-    try {
-      realPath = await resolveConfinedPath(input.file_path, context, 'read')
-    } catch (error) {
-      if (error instanceof PathConfinementError) return { result: false, message: error.message }
-      throw error
-    }
-    const stats = await stat(realPath).catch(() => null)
+    const confined = await tryResolveConfinedPath(input.file_path, context, 'read')
+    if (!confined.ok) return { result: false, message: confined.message }
+    const stats = await stat(confined.realPath).catch(() => null)
     if (!stats)
       return {
         result: false,

@@ -2,16 +2,6 @@ import type { Stats } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 
-/** Stats of an existing path, null when nothing is there. */
-export async function statIfExists(realPath: string): Promise<Stats | null> {
-  try {
-    return await stat(realPath)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
-    throw error
-  }
-}
-
 /**
  * An existing file may be changed only if this session read it and nobody changed it since:
  * otherwise the model would overwrite content it has not seen.

@@ -1,27 +1,19 @@
 import path from 'node:path'
+import { isInsideAny } from '../../paths/is-inside.js'
 import { resolveRealPath } from '../../paths/resolve-real-path.js'
-import type { ToolUseContext } from '../../tool/tool.js'
-
-/** `read` also admits the tenant's blob directory; `write` admits only the working directories. */
-export type PathAccess = 'read' | 'write'
+import {
+  type PathAccess,
+  realWorkingDirectories,
+  type WorkingDirectoryContext,
+  workingDirectories,
+} from '../../paths/working-directories.js'
 
 export class PathConfinementError extends Error {
   override name = 'PathConfinementError'
 }
 
-type ConfinementContext = Pick<ToolUseContext, 'cwd' | 'permissionContext' | 'environment'>
-
-/** The session cwd and the additional working directories, then (for reading) the blob directory. */
-export function workingDirectories(context: ConfinementContext, access: PathAccess): string[] {
-  const directories = [context.cwd, ...context.permissionContext.additionalWorkingDirectories]
-  if (access === 'read' && context.environment.blobDirectory) directories.push(context.environment.blobDirectory)
-  return directories
-}
-
-function isInside(candidate: string, directory: string): boolean {
-  const relative = path.relative(directory, candidate)
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
-}
+/** A path the tool may use, or the refusal the model gets instead. */
+export type ConfinedPath = { ok: true; realPath: string } | { ok: false; message: string }
 
 /**
  * Resolves a path a model gave (absolute, or relative to the session cwd) to its real path and
@@ -31,7 +23,7 @@ function isInside(candidate: string, directory: string): boolean {
  */
 export async function resolveConfinedPath(
   filePath: string,
-  context: ConfinementContext,
+  context: WorkingDirectoryContext,
   access: PathAccess,
 ): Promise<string> {
   if (filePath.trim() === '') throw new PathConfinementError('The path is empty: give an absolute path.')
@@ -43,20 +35,30 @@ export async function resolveConfinedPath(
   }
   const absolutePath = path.resolve(context.cwd, filePath)
   const realPath = await resolveRealPath(absolutePath)
-  const readable = workingDirectories(context, 'read')
+  if (isInsideAny(await realWorkingDirectories(context, access), realPath)) return realPath
   const allowed = workingDirectories(context, access)
-  for (const directory of allowed) {
-    if (isInside(realPath, await resolveRealPath(path.resolve(directory)))) return realPath
-  }
   const shown = realPath === absolutePath ? absolutePath : `${absolutePath} (resolves to ${realPath})`
-  if (access === 'write') {
-    for (const directory of readable) {
-      if (isInside(realPath, await resolveRealPath(path.resolve(directory)))) {
-        throw new PathConfinementError(
-          `The path ${shown} is in a read-only directory. Files may be written only inside: ${allowed.join(', ')}.`,
-        )
-      }
-    }
+  if (access === 'write' && isInsideAny(await realWorkingDirectories(context, 'read'), realPath)) {
+    throw new PathConfinementError(
+      `The path ${shown} is in a read-only directory. Files may be written only inside: ${allowed.join(', ')}.`,
+    )
   }
   throw new PathConfinementError(`The path ${shown} is outside the allowed working directories: ${allowed.join(', ')}.`)
+}
+
+/**
+ * resolveConfinedPath with the refusal as a value, for validation: a path outside the working
+ * directories is the model's to fix, not a fault. Any other error still throws.
+ */
+export async function tryResolveConfinedPath(
+  filePath: string,
+  context: WorkingDirectoryContext,
+  access: PathAccess,
+): Promise<ConfinedPath> {
+  try {
+    return { ok: true, realPath: await resolveConfinedPath(filePath, context, access) }
+  } catch (error) {
+    if (error instanceof PathConfinementError) return { ok: false, message: error.message }
+    throw error
+  }
 }

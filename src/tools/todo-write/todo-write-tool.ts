@@ -29,13 +29,8 @@ export const TodoWriteTool = buildTool({
   searchHint: 'manage the session task list',
   inputSchema: TodoWriteInputSchema,
   maxResultSizeChars: 100_000,
-  async description() {
-    return 'Update the todo list'
-  },
-  async prompt() {
-    return PROMPT
-  },
-  userFacingName: () => TODO_WRITE_TOOL_NAME,
+  description: 'Update the todo list',
+  prompt: PROMPT,
   // It only replaces the session's own list: nothing outside the session changes, so no prompt.
   async checkPermissions(input: TodoWriteInput) {
     return { behavior: 'allow' as const, updatedInput: input }

@@ -41,13 +41,8 @@ export const ToolSearchTool = buildTool({
   maxResultSizeChars: 100_000,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
-  async description() {
-    return 'Search for deferred tools'
-  },
-  async prompt() {
-    return PROMPT
-  },
-  userFacingName: () => TOOL_SEARCH_TOOL_NAME,
+  description: 'Search for deferred tools',
+  prompt: PROMPT,
   async call(input: ToolSearchInput, context) {
     const options = { permissionContext: context.permissionContext, tools: context.tools }
     const deferred = context.tools.filter(isDeferred)

@@ -3,8 +3,9 @@ import path from 'node:path'
 import { z } from 'zod'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
-import { checkReadBeforeWrite, recordWrite, statIfExists } from '../shared/check-read-before-write.js'
-import { PathConfinementError, resolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { checkReadBeforeWrite, recordWrite } from '../shared/check-read-before-write.js'
+import { statIfExists } from '../shared/file-stats.js'
+import { resolveConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 
 export const WRITE_TOOL_NAME = 'Write'
 
@@ -24,13 +25,9 @@ const PROMPT = `Writes a file to the local filesystem, replacing it entirely if 
 - Do not create documentation or README files unless asked to.`
 
 async function checkWrite(input: WriteInput, context: ToolUseContext): Promise<ValidationResult> {
-  let realPath: string
-  try {
-    realPath = await resolveConfinedPath(input.file_path, context, 'write')
-  } catch (error) {
-    if (error instanceof PathConfinementError) return { result: false, message: error.message }
-    throw error
-  }
+  const confined = await tryResolveConfinedPath(input.file_path, context, 'write')
+  if (!confined.ok) return { result: false, message: confined.message }
+  const { realPath } = confined
   const stats = await statIfExists(realPath)
   if (stats === null) return { result: true }
   if (stats.isDirectory())
@@ -45,13 +42,8 @@ export const WriteTool = buildTool({
   inputSchema: WriteInputSchema,
   maxResultSizeChars: 100_000,
   checkPermissions: deferToPermissionRules,
-  async description() {
-    return 'Write a file to the local filesystem'
-  },
-  async prompt() {
-    return PROMPT
-  },
-  userFacingName: () => 'Write',
+  description: 'Write a file to the local filesystem',
+  prompt: PROMPT,
   getPath: (input: WriteInput) => input.file_path,
   validateInput: checkWrite,
   async call(input: WriteInput, context) {

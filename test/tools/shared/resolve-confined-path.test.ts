@@ -1,8 +1,13 @@
-// Pins path confinement: relative and absolute paths, `..`, `~`, symlinks out (files, parents, dangling), blob dir read-only.
+// Pins path confinement: relative and absolute paths, `..`, `~`, symlinks out (files, parents, dangling), blob dir
+// read-only, and the refusal-as-a-value form the tools validate with.
 import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { PathConfinementError, resolveConfinedPath } from '../../../src/tools/shared/resolve-confined-path.js'
+import {
+  PathConfinementError,
+  resolveConfinedPath,
+  tryResolveConfinedPath,
+} from '../../../src/tools/shared/resolve-confined-path.js'
 import { createTestContext, createTestWorkspace, type TestWorkspace } from '../helpers.js'
 
 let workspace: TestWorkspace
@@ -69,5 +74,18 @@ describe('resolveConfinedPath', () => {
     const blobFile = path.join(ctx.environment.blobDirectory, 'run-1-t.txt')
     expect(await resolveConfinedPath(blobFile, ctx, 'read')).toBe(blobFile)
     await expect(resolveConfinedPath(blobFile, ctx, 'write')).rejects.toThrow('read-only directory')
+  })
+
+  it('gives the refusal as a value for validation, and still throws other errors', async () => {
+    expect(await tryResolveConfinedPath('a.txt', context(), 'write')).toEqual({
+      ok: true,
+      realPath: path.join(workspace.cwd, 'a.txt'),
+    })
+    expect(await tryResolveConfinedPath('/etc/passwd', context(), 'read')).toEqual({
+      ok: false,
+      message: `The path /etc/passwd is outside the allowed working directories: ${workspace.cwd}, ${context().environment.blobDirectory}.`,
+    })
+    // realpath refuses a name past NAME_MAX: a fault, not a refusal.
+    await expect(tryResolveConfinedPath('a'.repeat(300), context(), 'read')).rejects.toThrow()
   })
 })
