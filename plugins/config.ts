@@ -11,6 +11,8 @@ declare module 'fastify' {
 export const configPlugin = fp<{ config: Config }>(
   async (app, options) => {
     app.decorate('config', options.config)
+    // loadConfig runs before the logger exists: its warnings are logged here.
+    for (const warning of options.config.startupWarnings) app.log.warn(warning)
   },
   { name: 'config' },
 )

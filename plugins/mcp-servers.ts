@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { SERVICE_INFO } from '../src/config/service-info.js'
 import { createMcpManager, type McpManager } from '../src/mcp/mcp-manager.js'
 import type { McpServerState } from '../src/mcp/mcp-server-state.js'
 import type { McpServersInput } from '../src/mcp/mcp-settings-schema.js'
@@ -6,7 +7,7 @@ import type { Tools } from '../src/tool/tool.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    mcp: {
+    mcpServers: {
       /** The MCP tools in the pool right now (they come and go with their servers). */
       tools(): Tools
       states(): McpServerState[]
@@ -16,9 +17,7 @@ declare module 'fastify' {
 }
 
 export type McpServersPluginOptions = {
-  /** The settings file's `mcpServers`. */
-  servers?: McpServersInput
-  /** Fixed MCP tools instead of servers (tests and embedders). */
+  /** Fixed MCP tools, added to those of the settings file's servers (tests and embedders). */
   tools?: Tools
 }
 
@@ -28,16 +27,13 @@ export type McpServersPluginOptions = {
  */
 export const mcpServersPlugin = fp<McpServersPluginOptions>(
   async (app, options) => {
-    const hasServers = options.servers !== undefined && Object.keys(options.servers).length > 0
-    const manager: McpManager | undefined = hasServers
-      ? createMcpManager({
-          servers: options.servers!,
-          clientInfo: { name: 'toolexec', version: '0.1.0' },
-          logger: app.log,
-        })
-      : undefined
+    const servers = app.settings.mcpServers as McpServersInput | undefined
+    const manager: McpManager | undefined =
+      servers !== undefined && Object.keys(servers).length > 0
+        ? createMcpManager({ servers, clientInfo: SERVICE_INFO, logger: app.log })
+        : undefined
     const fixed = options.tools ?? []
-    app.decorate('mcp', {
+    app.decorate('mcpServers', {
       tools: () => (manager ? [...fixed, ...manager.tools()] : fixed),
       states: () => manager?.states() ?? [],
       onToolsChanged: (listener: () => void) => manager?.onToolsChanged(() => listener()) ?? (() => {}),
@@ -49,5 +45,5 @@ export const mcpServersPlugin = fp<McpServersPluginOptions>(
       app.addHook('onClose', async () => manager.close())
     }
   },
-  { name: 'mcp' },
+  { name: 'mcp-servers', dependencies: ['settings'] },
 )

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { createRunMetrics, type RunMetricsOptions } from '../src/runs/run-metrics.js'
+import { createRunMetrics } from '../src/runs/run-metrics.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -8,12 +8,12 @@ declare module 'fastify' {
 }
 
 /** Prometheus metrics fed by every run's events (served by routes/metrics.ts). */
-export const metricsPlugin = fp<RunMetricsOptions>(
-  async (app, options) => {
-    const metrics = createRunMetrics(options)
+export const metricsPlugin = fp(
+  async (app) => {
+    const metrics = createRunMetrics({ isKnownTool: (name) => app.toolPool.isKnownTool(name) })
     app.decorate('metrics', metrics)
     const stop = app.runManager.onEvent((event) => metrics.observe(event))
     app.addHook('onClose', async () => stop())
   },
-  { name: 'metrics', dependencies: ['run-manager'] },
+  { name: 'metrics', dependencies: ['run-manager', 'tool-pool'] },
 )

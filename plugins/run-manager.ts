@@ -1,7 +1,8 @@
 import fp from 'fastify-plugin'
-import type { HookRunner } from '../src/executor/hooks-port.js'
+import { createRunExecutor } from '../src/executor/run-executor.js'
 import type { RunExecutor, RunExecutorOptions } from '../src/executor/run-executor-types.js'
-import type { PermissionGateFactory } from '../src/runs/live-run.js'
+import { createHookRunner } from '../src/hooks/create-hook-runner.js'
+import { createPermissionGate } from '../src/permissions/create-permission-gate.js'
 import { createRunManager } from '../src/runs/run-manager.js'
 
 declare module 'fastify' {
@@ -11,14 +12,14 @@ declare module 'fastify' {
 }
 
 export type RunManagerPluginOptions = {
-  createExecutor: (options: RunExecutorOptions) => RunExecutor
-  permissionGateFor?: PermissionGateFactory
-  hooks?: HookRunner
+  /** Replaces the executor (tests count or slow what it runs); default `createRunExecutor`. */
+  createExecutor?: (options: RunExecutorOptions) => RunExecutor
 }
 
 /**
- * The run manager. On close it drains: no new runs, running ones get TOOLEXEC_SHUTDOWN_GRACE_MS
- * to finish, then the rest are cancelled (every call still gets a result) before sockets close.
+ * The run manager, with the settings file's hooks and the permission gate. On close it drains:
+ * no new runs, running ones get TOOLEXEC_SHUTDOWN_GRACE_MS to finish, then the rest are
+ * cancelled (every call still gets a result) before sockets close.
  */
 export const runManagerPlugin = fp<RunManagerPluginOptions>(
   async (app, options) => {
@@ -27,9 +28,9 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
       stores: app.stores,
       sessions: app.sessions,
       toolsFor: (context) => app.toolPool.toolsFor(context),
-      createExecutor: options.createExecutor,
-      ...(options.permissionGateFor ? { permissionGateFor: options.permissionGateFor } : {}),
-      ...(options.hooks ? { hooks: options.hooks } : {}),
+      createExecutor: options.createExecutor ?? createRunExecutor,
+      permissionGateFor: ({ prompter, timeoutMs }) => createPermissionGate({ prompter, timeoutMs: timeoutMs ?? 0 }),
+      hooks: createHookRunner(app.settings.hooks, { logger: app.log }),
       limits: {
         maxToolUseConcurrency: config.maxToolUseConcurrency,
         maxResultChars: config.maxResultChars,
@@ -44,5 +45,5 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
       await runManager.shutdown(config.shutdownGraceMs)
     })
   },
-  { name: 'run-manager', dependencies: ['config', 'stores', 'sessions', 'tool-pool'] },
+  { name: 'run-manager', dependencies: ['config', 'settings', 'stores', 'sessions', 'tool-pool'] },
 )

@@ -1,5 +1,4 @@
 import fp from 'fastify-plugin'
-import type { PermissionsSettings } from '../src/permissions/settings-schema.js'
 import { createSessionService } from '../src/sessions/session-service.js'
 import { tenantWorkspace } from '../src/sessions/tenant-workspace.js'
 
@@ -9,25 +8,19 @@ declare module 'fastify' {
   }
 }
 
-export type SessionsPluginOptions = {
-  operator: PermissionsSettings | undefined
-  /** What Bash runs in (from the sandbox probe at start). */
-  sandbox: 'bwrap' | 'off'
-}
-
 /** Sessions confined to each tenant's workspace, with the operator's rules laid over them. */
-export const sessionsPlugin = fp<SessionsPluginOptions>(
-  async (app, options) => {
-    const { workspace, apiKeys, sessionIdleTtlMs } = app.config
+export const sessionsPlugin = fp(
+  async (app) => {
+    const { workspace, apiKeys, tenantCount, sessionIdleTtlMs } = app.config
     const authEnabled = apiKeys.length > 0
-    const multiTenant = new Set(apiKeys.map((key) => key.tenant)).size > 1
+    const multiTenant = tenantCount > 1
     const sessions = createSessionService({
       store: app.stores.sessions,
       blobs: app.blobStore,
-      operator: options.operator,
+      operator: app.settings.permissions,
       workspaceOf: (tenant) => tenantWorkspace(workspace, tenant, authEnabled),
       environmentOf: (tenant) => ({
-        sandbox: options.sandbox,
+        sandbox: app.sandbox.sandbox,
         multiTenant,
         blobDirectory: app.blobStore.directory(tenant),
       }),
@@ -35,5 +28,5 @@ export const sessionsPlugin = fp<SessionsPluginOptions>(
     })
     app.decorate('sessions', sessions)
   },
-  { name: 'sessions', dependencies: ['config', 'stores', 'blob-store'] },
+  { name: 'sessions', dependencies: ['config', 'settings', 'sandbox', 'stores', 'blob-store'] },
 )

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { startSweeper } from '../src/async/start-sweeper.js'
 import { createMemoryStores, type Stores, sweepStores } from '../src/stores/stores.js'
 
 declare module 'fastify' {
@@ -13,16 +14,15 @@ export const storesPlugin = fp<{ stores?: Stores }>(
     const { maxRetainedRuns, sessionIdleTtlMs, sweepIntervalMs } = app.config
     const stores = options.stores ?? createMemoryStores({ maxRetainedRuns })
     app.decorate('stores', stores)
-    const timer = setInterval(() => {
-      sweepStores(stores, { maxRetainedRuns, sessionIdleTtlMs }).then(
-        (removed) => {
-          if (removed.runs + removed.sessions > 0) app.log.debug(removed, 'swept expired runs and sessions')
-        },
-        (error: unknown) => app.log.error({ err: error }, 'sweeping the stores failed'),
-      )
-    }, sweepIntervalMs)
-    timer.unref()
-    app.addHook('onClose', async () => clearInterval(timer))
+    const stop = startSweeper(
+      async () => {
+        const removed = await sweepStores(stores, { maxRetainedRuns, sessionIdleTtlMs })
+        if (removed.runs + removed.sessions > 0) app.log.debug(removed, 'swept expired runs and sessions')
+      },
+      sweepIntervalMs,
+      (error) => app.log.error({ err: error }, 'sweeping the stores failed'),
+    )
+    app.addHook('onClose', async () => stop())
   },
   { name: 'stores', dependencies: ['config'] },
 )

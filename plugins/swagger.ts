@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
+import { SERVICE_INFO } from '../src/config/service-info.js'
 
 /** OpenAPI 3.1 generated from the route schemas, at /openapi.json, with Swagger UI at /docs. */
 export const swaggerPlugin = fp(
@@ -10,8 +11,8 @@ export const swaggerPlugin = fp(
       openapi: {
         openapi: '3.1.0',
         info: {
-          title: 'toolexec',
-          version: '0.1.0',
+          title: SERVICE_INFO.name,
+          version: SERVICE_INFO.version,
           description:
             'Executes the tool_use blocks a model emits and returns the tool_result blocks to send back. ' +
             'Events: see docs/events.md.',

@@ -1,16 +1,45 @@
 import fp from 'fastify-plugin'
-import { createToolPool, type ToolPoolOptions } from '../src/runs/tool-pool.js'
+import { assembleToolPool } from '../src/registry/assemble-tool-pool.js'
+import { getAllBaseTools } from '../src/registry/get-all-base-tools.js'
+import { toApiToolDefinition } from '../src/registry/to-api-definition.js'
+import { createToolPool } from '../src/runs/tool-pool.js'
+import { findToolByName } from '../src/tool/build-tool.js'
+import type { Tools } from '../src/tool/tool.js'
+import { dropBashIfUnavailable } from '../src/tools/bash/bash-availability.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    toolPool: ReturnType<typeof createToolPool>
+    toolPool: ReturnType<typeof createToolPool> & {
+      /** A tool the service has, whatever the permission context (metrics label only these). */
+      isKnownTool(name: string): boolean
+    }
   }
 }
 
-/** The tool pool per permission context: what runs execute and what GET /v1/tools lists. */
-export const toolPoolPlugin = fp<ToolPoolOptions>(
+export type ToolPoolPluginOptions = {
+  /** Replaces the built-in tools (default: every built-in this build has). */
+  baseTools?: Tools
+  /** Added after the built-ins and MCP tools (tests register controllable tools here). */
+  extraTools?: Tools
+}
+
+/**
+ * The tool pool per permission context: what runs execute and what GET /v1/tools lists. The
+ * built-ins, without Bash when the sandbox rule leaves it out, then the MCP servers' tools.
+ */
+export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
   async (app, options) => {
-    app.decorate('toolPool', createToolPool(options))
+    const baseTools = dropBashIfUnavailable(options.baseTools ?? getAllBaseTools(), app.sandbox)
+    const extraTools = options.extraTools ?? []
+    const toolPool = createToolPool({
+      assemble: (permissionContext) =>
+        assembleToolPool(permissionContext, app.mcpServers.tools(), { baseTools, simple: app.config.simple }),
+      toDefinition: (tool, definitionOptions) => toApiToolDefinition(tool, definitionOptions),
+      extraTools,
+    })
+    const isKnownTool = (name: string) =>
+      [baseTools, app.mcpServers.tools(), extraTools].some((tools) => findToolByName(tools, name) !== undefined)
+    app.decorate('toolPool', { ...toolPool, isKnownTool })
   },
-  { name: 'tool-pool' },
+  { name: 'tool-pool', dependencies: ['config', 'sandbox', 'mcp-servers'] },
 )

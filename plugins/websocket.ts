@@ -36,7 +36,7 @@ export const websocketPlugin = fp(
       },
       preClose: async () => {
         clearInterval(heartbeat)
-        if (app.hasDecorator('runManager')) await app.runManager.shutdown(app.config.shutdownGraceMs)
+        await app.runManager.shutdown(app.config.shutdownGraceMs)
         for (const client of app.websocketServer.clients) client.close(1001, 'server shutting down')
         // Not awaited: the server's close callback waits for every closing handshake to finish.
         app.websocketServer.close()
@@ -47,5 +47,5 @@ export const websocketPlugin = fp(
       client.on('pong', () => alive.add(client))
     })
   },
-  { name: 'websocket', dependencies: ['config'] },
+  { name: 'websocket', dependencies: ['config', 'run-manager'] },
 )

@@ -34,7 +34,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       const draining = app.runManager.shuttingDown
       const body = {
         status: draining ? 'shutting_down' : 'ready',
-        mcp_servers: app.mcp.states().map(toMcpServerStateBody),
+        mcp_servers: app.mcpServers.states().map(toMcpServerStateBody),
       }
       return reply.code(draining ? 503 : 200).send(body)
     },

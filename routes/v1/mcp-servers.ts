@@ -42,6 +42,6 @@ export const mcpServersRoutes: FastifyPluginAsyncZod = async (app) => {
         ...problemResponses(401),
       },
     },
-    handler: async () => ({ servers: app.mcp.states().map(toMcpServerStateBody) }),
+    handler: async () => ({ servers: app.mcpServers.states().map(toMcpServerStateBody) }),
   })
 }

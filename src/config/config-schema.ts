@@ -15,15 +15,18 @@ export type SandboxMode = (typeof SANDBOX_MODES)[number]
 /**
  * Every environment variable the service reads, with its default. Values arrive as strings;
  * empty strings count as unset (docker-compose passes `VAR=` through). The concurrency cap and
- * the API keys have their own parsers: the first falls back with a warning, the second is a list.
+ * the API keys stay strings here: the first falls back with a warning rather than failing, the
+ * second is a list with its own parser (both in `createConfigSchema`).
  */
 export const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY: z.string().optional(),
   CLAUDE_CODE_SIMPLE: z.stringbool().default(false),
   TOOLEXEC_WORKSPACE: z.string().min(1).default('./.data/workspace'),
   TOOLEXEC_BLOB_DIR: z.string().min(1).default('./.data/blobs'),
   TOOLEXEC_SETTINGS: z.string().min(1).optional(),
+  TOOLEXEC_API_KEYS: z.string().optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   TOOLEXEC_REDIS_URL: z.url().optional(),
   TOOLEXEC_SANDBOX: z.enum(SANDBOX_MODES).default('auto'),

@@ -1,36 +1,77 @@
-import type { LOG_LEVELS, SandboxMode } from './config-schema.js'
-import type { ApiKey } from './parse-api-keys.js'
+import path from 'node:path'
+import type { z } from 'zod'
+import { DEFAULT_MAX_CONCURRENCY } from '../executor/run-options.js'
+import { ConfigError } from './config-error.js'
+import { EnvSchema } from './config-schema.js'
+import { isLoopbackHost } from './is-loopback-host.js'
+import { type ApiKey, parseApiKeys } from './parse-api-keys.js'
 
-/** The validated configuration every other module reads; paths are absolute. */
-export type Config = {
-  readonly host: string
-  readonly port: number
-  /** Operator cap on calls executing at once; a request may only lower it. */
-  readonly maxToolUseConcurrency: number
-  readonly simple: boolean
-  readonly workspace: string
-  readonly blobDir: string
-  readonly settingsPath?: string
-  /** Empty: auth is off, the service accepts loopback clients only, tenant `default`. */
-  readonly apiKeys: readonly ApiKey[]
-  readonly logLevel: (typeof LOG_LEVELS)[number]
-  readonly redisUrl?: string
-  readonly sandbox: SandboxMode
-  readonly blobTtlMs: number
-  readonly sessionIdleTtlMs: number
-  /** How long a finished run, its events and its idempotency key are kept. */
-  readonly runTtlMs: number
-  readonly maxRetainedRuns: number
-  readonly sweepIntervalMs: number
-  readonly maxBodyBytes: number
-  readonly maxBlocksPerRun: number
-  readonly maxInputBytes: number
-  readonly maxFrameBytes: number
-  readonly shutdownGraceMs: number
-  /** WebSocket heartbeat: a client that misses a whole interval's pong is dropped. */
-  readonly wsPingIntervalMs: number
-  readonly permissionTimeoutMs: number
-  readonly maxResultChars: number
-  /** Problems that did not stop the start; logged once the logger exists. */
-  readonly startupWarnings: readonly string[]
+/**
+ * The environment turned into the configuration every other module reads; relative paths
+ * resolve against `cwd`. Rules a field-by-field schema cannot say throw a ConfigError naming
+ * the variable; problems that do not stop the start become `startupWarnings`.
+ */
+export function createConfigSchema(cwd: string) {
+  return EnvSchema.transform((env) => {
+    const startupWarnings: string[] = []
+    const maxToolUseConcurrency = parseConcurrency(env.CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY, startupWarnings)
+    const apiKeys = parseApiKeys(env.TOOLEXEC_API_KEYS)
+    if (apiKeys.length === 0) {
+      if (!isLoopbackHost(env.HOST)) {
+        throw new ConfigError('TOOLEXEC_API_KEYS', `must be set when HOST (${env.HOST}) is not a loopback address`)
+      }
+      startupWarnings.push('TOOLEXEC_API_KEYS is not set: authentication is off and only loopback clients are accepted')
+    }
+    if (env.TOOLEXEC_REDIS_URL !== undefined) {
+      startupWarnings.push('TOOLEXEC_REDIS_URL is set but the Redis stores are not built yet: state stays in memory')
+    }
+    return {
+      host: env.HOST,
+      port: env.PORT,
+      /** Operator cap on calls executing at once; a request may only lower it. */
+      maxToolUseConcurrency,
+      simple: env.CLAUDE_CODE_SIMPLE,
+      workspace: path.resolve(cwd, env.TOOLEXEC_WORKSPACE),
+      blobDir: path.resolve(cwd, env.TOOLEXEC_BLOB_DIR),
+      ...(env.TOOLEXEC_SETTINGS === undefined ? {} : { settingsPath: path.resolve(cwd, env.TOOLEXEC_SETTINGS) }),
+      /** Empty: auth is off, the service accepts loopback clients only, tenant `default`. */
+      apiKeys: apiKeys as readonly ApiKey[],
+      /** Distinct tenants among the API keys (0 with auth off); the one place they are counted. */
+      tenantCount: new Set(apiKeys.map((key) => key.tenant)).size,
+      logLevel: env.LOG_LEVEL,
+      ...(env.TOOLEXEC_REDIS_URL === undefined ? {} : { redisUrl: env.TOOLEXEC_REDIS_URL }),
+      sandbox: env.TOOLEXEC_SANDBOX,
+      blobTtlMs: env.TOOLEXEC_BLOB_TTL_MS,
+      sessionIdleTtlMs: env.TOOLEXEC_SESSION_IDLE_TTL_MS,
+      /** How long a finished run, its events and its idempotency key are kept. */
+      runTtlMs: env.TOOLEXEC_RUN_TTL_MS,
+      maxRetainedRuns: env.TOOLEXEC_MAX_RETAINED_RUNS,
+      sweepIntervalMs: env.TOOLEXEC_SWEEP_INTERVAL_MS,
+      maxBodyBytes: env.TOOLEXEC_MAX_BODY_BYTES,
+      maxBlocksPerRun: env.TOOLEXEC_MAX_BLOCKS_PER_RUN,
+      maxInputBytes: env.TOOLEXEC_MAX_INPUT_BYTES,
+      maxFrameBytes: env.TOOLEXEC_MAX_FRAME_BYTES,
+      shutdownGraceMs: env.TOOLEXEC_SHUTDOWN_GRACE_MS,
+      /** WebSocket heartbeat: a client that misses a whole interval's pong is dropped. */
+      wsPingIntervalMs: env.TOOLEXEC_WS_PING_INTERVAL_MS,
+      permissionTimeoutMs: env.TOOLEXEC_PERMISSION_TIMEOUT_MS,
+      maxResultChars: env.TOOLEXEC_MAX_RESULT_CHARS,
+      /** Problems that did not stop the start; logged once the logger exists. */
+      startupWarnings: startupWarnings as readonly string[],
+    }
+  }).readonly()
+}
+
+/** The validated configuration; paths are absolute. */
+export type Config = z.output<ReturnType<typeof createConfigSchema>>
+
+/** A bad cap is not fatal: it falls back to the default with a warning (docs/operations.md). */
+function parseConcurrency(raw: string | undefined, warnings: string[]): number {
+  if (raw === undefined) return DEFAULT_MAX_CONCURRENCY
+  const value = Number(raw.trim())
+  if (/^\d+$/.test(raw.trim()) && Number.isSafeInteger(value) && value > 0) return value
+  warnings.push(
+    `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=${JSON.stringify(raw)} is not a positive integer: using ${DEFAULT_MAX_CONCURRENCY}`,
+  )
+  return DEFAULT_MAX_CONCURRENCY
 }

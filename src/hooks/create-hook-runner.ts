@@ -1,4 +1,5 @@
 import { type HookRunner, NO_HOOKS } from '../executor/hooks-port.js'
+import type { Logger } from '../logging/logger.js'
 import type { AnyTool, ToolUseContext } from '../tool/tool.js'
 import { combinePostToolUseVerdicts, combinePreToolUseVerdicts } from './combine-hook-verdicts.js'
 import { compileHookMatcher } from './hook-matcher.js'
@@ -8,11 +9,9 @@ import type { HookDefinition, HookEventName, HooksConfig } from './hooks-config-
 import { runCommandHook } from './run-command-hook.js'
 import { runHttpHook } from './run-http-hook.js'
 
-/** pino's shape, so the service can pass its logger; hook failures are logged, never thrown. */
-export type HookLogger = { warn(details: object, message: string): void }
-
 export type HookRunnerOptions = {
-  logger?: HookLogger
+  /** Hook failures are logged here, never thrown. */
+  logger?: Logger
   /** For hooks without their own `timeout` (seconds in settings); default 60,000 ms. */
   defaultTimeoutMs?: number
   /** Environment of command hooks and of HTTP header interpolation; default `process.env`. */

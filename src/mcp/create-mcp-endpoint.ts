@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { startSweeper } from '../async/start-sweeper.js'
 import { isApiError } from '../errors/api-error.js'
-import type { RunLogger } from '../runs/run-logger.js'
+import type { Logger } from '../logging/logger.js'
 import type { SessionService } from '../sessions/session-service.js'
 import { createToolexecMcpServer } from './create-toolexec-mcp-server.js'
 import { createEndpointBackend, type EndpointDependencies } from './mcp-endpoint-backend.js'
@@ -17,7 +18,7 @@ export type McpEndpointOptions = Omit<EndpointDependencies, 'sessions'> & {
 }
 
 /** Who is calling `/mcp`: the authenticated tenant and, at initialize, an optional session to run in. */
-export type McpCaller = { tenant: string; sessionId?: string; logger?: RunLogger }
+export type McpCaller = { tenant: string; sessionId?: string; logger?: Logger }
 
 type McpSession = {
   tenant: string
@@ -111,8 +112,8 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
       if (session.inFlight() === 0 && now() - session.lastUsedAt > options.idleTtlMs) void retire(id)
     }
   }
-  const sweeper = setInterval(sweep, Math.min(options.idleTtlMs, 60_000))
-  sweeper.unref()
+  // sweep() catches nothing because it cannot throw: retire() handles its own failures.
+  const stopSweeper = startSweeper(sweep, Math.min(options.idleTtlMs, 60_000), () => {})
 
   return {
     handle,
@@ -124,7 +125,7 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
       return live.size
     },
     async close(): Promise<void> {
-      clearInterval(sweeper)
+      stopSweeper()
       await Promise.all([...live.keys()].map(retire))
     },
   }

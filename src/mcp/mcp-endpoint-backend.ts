@@ -1,8 +1,8 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { isApiError } from '../errors/api-error.js'
+import type { Logger } from '../logging/logger.js'
 import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { type InputLimits, prepareRunInput } from '../runs/run-input.js'
-import type { RunLogger } from '../runs/run-logger.js'
 import type { RunManager } from '../runs/run-manager.js'
 import type { ToolPool } from '../runs/tool-pool.js'
 import type { SessionService } from '../sessions/session-service.js'
@@ -16,7 +16,7 @@ export type EndpointDependencies = {
 }
 
 /** The caller one MCP session acts for; `sessionId` resolves the toolexec session its calls run in. */
-export type BoundCaller = { tenant: string; logger?: RunLogger; sessionId: () => Promise<string> }
+export type BoundCaller = { tenant: string; logger?: Logger; sessionId: () => Promise<string> }
 
 type CallOptions = Parameters<ToolexecMcpBackend['callTool']>[1]
 

@@ -1,7 +1,7 @@
+import { type Logger, SILENT_LOGGER } from '../logging/logger.js'
 import type { AnyTool } from '../tool/tool.js'
 import { type Environment, expandServerConfig } from './expand-env-vars.js'
 import type { CallTimeouts } from './mcp-errors.js'
-import { type McpLogger, SILENT_MCP_LOGGER } from './mcp-logger.js'
 import { createServerConnection, type ServerConnection } from './mcp-server-connection.js'
 import type { McpServerState } from './mcp-server-state.js'
 import { type McpServersInput, parseMcpServers } from './mcp-settings-schema.js'
@@ -15,7 +15,7 @@ export type McpManagerOptions = {
   servers: McpServersInput
   /** How this client introduces itself to servers. */
   clientInfo: { name: string; version: string }
-  logger?: McpLogger
+  logger?: Logger
   retry?: Partial<RetryPolicy>
   /** Deadline for one connection attempt (spawn, initialize, first tools/list). */
   connectTimeoutMs?: number
@@ -44,7 +44,7 @@ export type McpManager = {
  */
 export function createMcpManager(options: McpManagerOptions): McpManager {
   if (!options?.clientInfo?.name) throw new TypeError('createMcpManager: `clientInfo.name` is required')
-  const logger = options.logger ?? SILENT_MCP_LOGGER
+  const logger = options.logger ?? SILENT_LOGGER
   const retry = { ...DEFAULT_RETRY_POLICY, ...options.retry }
   const callTimeouts = { ...DEFAULT_MCP_CALL_TIMEOUTS, ...options.callTimeouts }
   const environment = options.environment ?? process.env

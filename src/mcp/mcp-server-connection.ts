@@ -6,6 +6,7 @@ import {
   type Tool as McpToolDefinition,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
+import type { Logger } from '../logging/logger.js'
 import type { AnyTool } from '../tool/tool.js'
 import { callServerTool } from './call-server-tool.js'
 import { createChangeSignal } from './change-signal.js'
@@ -19,7 +20,6 @@ import {
   isTransportFailure,
   messageOf,
 } from './mcp-errors.js'
-import type { McpLogger } from './mcp-logger.js'
 import type { McpServerState, McpServerStatus } from './mcp-server-state.js'
 import { listServerTools, type ToolsSkipped, wrapServerTools } from './mcp-server-tools.js'
 import type { McpServerConfig } from './mcp-settings-schema.js'
@@ -33,7 +33,7 @@ export type ServerConnectionOptions = {
   config: McpServerConfig
   configError?: string
   clientInfo: Implementation
-  logger: McpLogger
+  logger: Logger
   retry: RetryPolicy
   connectTimeoutMs: number
   callTimeouts: CallTimeouts

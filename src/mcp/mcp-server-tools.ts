@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js'
+import type { Logger } from '../logging/logger.js'
 import type { AnyTool } from '../tool/tool.js'
 import { createMcpTool, type McpToolCaller } from './create-mcp-tool.js'
-import type { McpLogger } from './mcp-logger.js'
 import { API_TOOL_NAME_PATTERN, mcpToolName } from './mcp-tool-name.js'
 
 /** A server that pages forever must not hang the connection. */
@@ -31,7 +31,7 @@ export type WrapServerToolsOptions = {
   definitions: readonly McpToolDefinition[]
   caller: McpToolCaller
   onSkipped: (skipped: ToolsSkipped) => void
-  logger: McpLogger
+  logger: Logger
 }
 
 function skipReason(name: string, definition: McpToolDefinition, taken: Set<string>): string | undefined {

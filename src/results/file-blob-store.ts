@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { type FileHandle, lstat, mkdir, open, readdir, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Writable } from 'node:stream'
+import { startSweeper as startIntervalSweeper } from '../async/start-sweeper.js'
 import { errorCode } from '../paths/error-code.js'
 import { assertValidBlobId, assertValidTenant, isValidBlobId, isValidTenant } from './blob-names.js'
 import type { BlobRef, BlobStore, BlobStream } from './blob-store.js'
@@ -40,8 +41,7 @@ export function createFileBlobStore(options: FileBlobStoreOptions): FileBlobStor
   // Writes in flight, by path: a second writer of the same id waits for the first one to settle
   // rather than reporting a half-written file, and the sweeper leaves the file alone.
   const pending = new Map<string, Promise<unknown>>()
-  let timer: NodeJS.Timeout | undefined
-  let sweeping = false
+  let stopSweeper: (() => void) | undefined
 
   function directory(tenant: string): string {
     assertValidTenant(tenant)
@@ -181,21 +181,14 @@ export function createFileBlobStore(options: FileBlobStoreOptions): FileBlobStor
   }
 
   function startSweeper(intervalMs: number): void {
-    if (!(intervalMs > 0)) throw new TypeError(`Expected \`intervalMs\` to be a positive number, got ${intervalMs}`)
+    const stop = startIntervalSweeper(sweep, intervalMs, onSweepError)
     close()
-    timer = setInterval(() => {
-      if (sweeping) return
-      sweeping = true
-      sweep()
-        .catch(onSweepError)
-        .finally(() => (sweeping = false))
-    }, intervalMs)
-    timer.unref()
+    stopSweeper = stop
   }
 
   function close(): void {
-    if (timer) clearInterval(timer)
-    timer = undefined
+    stopSweeper?.()
+    stopSweeper = undefined
   }
 
   return { write, openWriteStream, directory, stat, sweep, startSweeper, close }

@@ -3,6 +3,7 @@ import type { PermissionGate } from '../executor/permission-port.js'
 import type { RunExecutor, RunExecutorOptions, RunOutcome } from '../executor/run-executor-types.js'
 import type { CancelMode, RunOptions } from '../executor/run-options.js'
 import { pipelineFaultMessage, REJECT_MESSAGE } from '../executor/tool-error-messages.js'
+import type { Logger } from '../logging/logger.js'
 import { type AssistantMessage, type ToolUseBlock, toolResult } from '../messages/content-blocks.js'
 import type { PermissionPrompter } from '../permissions/permission-prompter.js'
 import type { SessionService } from '../sessions/session-service.js'
@@ -12,7 +13,6 @@ import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
 import { createPermissionBroker, type PermissionAnswer } from './permission-broker.js'
 import type { RunEvent, RunEventBody } from './run-event.js'
-import type { RunLogger } from './run-logger.js'
 
 /** Builds the permission gate of one run around its prompter (the seam the permissions module fills). */
 export type PermissionGateFactory = (seam: {
@@ -42,7 +42,7 @@ export type LiveRunSpec = {
   runOptions: RunOptions
   permissionTimeoutMs: number | undefined
   idempotencyKey?: string
-  logger: RunLogger
+  logger: Logger
 }
 
 /** A run executing in this process: its executor, its approver, and the promise of its final record. */

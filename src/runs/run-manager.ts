@@ -4,6 +4,7 @@ import type { HookRunner } from '../executor/hooks-port.js'
 import { ALLOW_ALL } from '../executor/permission-port.js'
 import type { RunExecutor, RunExecutorOptions, SessionContext } from '../executor/run-executor-types.js'
 import type { CancelMode } from '../executor/run-options.js'
+import { type Logger, SILENT_LOGGER } from '../logging/logger.js'
 import type { SessionService } from '../sessions/session-service.js'
 import type { RunMode, RunRecord } from '../stores/run-store.js'
 import type { Stores } from '../stores/stores.js'
@@ -13,7 +14,6 @@ import { type LiveRun, launchRun, type PermissionGateFactory } from './live-run.
 import type { PermissionAnswer } from './permission-broker.js'
 import type { RunEvent } from './run-event.js'
 import type { PreparedInput } from './run-input.js'
-import { type RunLogger, SILENT_LOGGER } from './run-logger.js'
 import { permissionTimeoutOf, type RunRequestOptions, runOptionsOf } from './run-request-options.js'
 
 export type { RunRequestOptions }
@@ -25,7 +25,7 @@ export type StartRunRequest = {
   input: PreparedInput
   options: RunRequestOptions
   idempotency?: { key: string; fingerprint: string }
-  logger?: RunLogger
+  logger?: Logger
 }
 
 /** What `start` hands back: the run itself when it started here, or the earlier run a retry maps to. */
@@ -40,7 +40,7 @@ export type RunManagerOptions = {
   permissionGateFor?: PermissionGateFactory
   hooks?: HookRunner
   limits: { maxToolUseConcurrency: number; maxResultChars: number; permissionTimeoutMs: number; runTtlMs: number }
-  logger?: RunLogger
+  logger?: Logger
   now?: () => number
 }
 

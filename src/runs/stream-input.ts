@@ -1,10 +1,10 @@
 import { ApiError } from '../errors/api-error.js'
+import type { Logger } from '../logging/logger.js'
 import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { applyControlFrame, type ControlFrame } from './client-frames.js'
 import type { LiveRun } from './live-run.js'
 import type { RunEvent } from './run-event.js'
 import { checkBlocks, type InputLimits } from './run-input.js'
-import type { RunLogger } from './run-logger.js'
 import type { RunManager, RunRequestOptions } from './run-manager.js'
 import { type AssemblerAction, createStreamEventAssembler, type MessageStreamEvent } from './stream-event-assembler.js'
 
@@ -20,7 +20,7 @@ export type StreamInputOptions = {
   runManager: RunManager
   tenant: string
   limits: InputLimits
-  logger: RunLogger
+  logger: Logger
   /** Receives the run's events once it has started. */
   send: (event: RunEvent) => void
 }

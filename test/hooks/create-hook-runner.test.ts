@@ -8,6 +8,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createHookRunner } from '../../src/hooks/create-hook-runner.js'
 import type { HooksConfig } from '../../src/hooks/hooks-config-schema.js'
+import { SILENT_LOGGER } from '../../src/logging/logger.js'
 import { createPermissionGate } from '../../src/permissions/create-permission-gate.js'
 import { createPermissionContext } from '../../src/permissions/permission-context.js'
 import { bashTool, createWorkspace, makeContext, mcpTool, type Workspace } from '../permissions/permission-fixtures.js'
@@ -54,7 +55,7 @@ const allow = (updatedInput?: object) =>
   })
 
 function logger() {
-  return { warn: vi.fn<(details: object, message: string) => void>() }
+  return { ...SILENT_LOGGER, warn: vi.fn<(details: object, message?: string) => void>() }
 }
 
 /** Running, not merely a zombie waiting for a slow init to reap it. */

@@ -2,6 +2,7 @@
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseToolInput } from '../../src/executor/parse-tool-input.js'
+import { SILENT_LOGGER } from '../../src/logging/logger.js'
 import { createMcpManager, type McpManager } from '../../src/mcp/mcp-manager.js'
 import { CLIENT_INFO, FIXTURE_SERVER, findTool, runTool, tempDir } from './mcp-test-helpers.js'
 
@@ -13,11 +14,10 @@ describe('MCP tools as the engine sees them', () => {
 
   beforeAll(async () => {
     const log = path.join(await tempDir('shape'), 'events.log')
-    const ignore = () => {}
     manager = createMcpManager({
       servers: { fixture: { command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_LOG: log } } },
       clientInfo: CLIENT_INFO,
-      logger: { debug: ignore, info: ignore, error: ignore, warn: (object) => warnings.push(object) },
+      logger: { ...SILENT_LOGGER, warn: (object) => warnings.push(object) },
     })
     await manager.ready()
   })

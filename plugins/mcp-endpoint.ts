@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { SERVICE_INFO } from '../src/config/service-info.js'
 import { createMcpEndpoint } from '../src/mcp/create-mcp-endpoint.js'
 
 declare module 'fastify' {
@@ -15,16 +16,16 @@ export const mcpEndpointPlugin = fp(
       sessions: app.sessions,
       toolPool: app.toolPool,
       inputLimits: app.config,
-      serverInfo: { name: 'toolexec', version: '0.1.0' },
+      serverInfo: SERVICE_INFO,
       idleTtlMs: app.config.sessionIdleTtlMs,
     })
     app.decorate('mcpEndpoint', endpoint)
-    const stop = app.mcp.onToolsChanged(() => endpoint.toolsChanged())
+    const stop = app.mcpServers.onToolsChanged(() => endpoint.toolsChanged())
     // preClose, after the run drain: open notification streams would keep the HTTP server from closing.
     app.addHook('preClose', async () => {
       stop()
       await endpoint.close()
     })
   },
-  { name: 'mcp-endpoint', dependencies: ['config', 'mcp', 'run-manager', 'sessions', 'tool-pool'] },
+  { name: 'mcp-endpoint', dependencies: ['config', 'mcp-servers', 'run-manager', 'sessions', 'tool-pool'] },
 )

@@ -1,0 +1,11 @@
+import fp from 'fastify-plugin'
+
+/** Every response carries its request's id (`x-request-id`, taken from the request or generated). */
+export const requestIdPlugin = fp(
+  async (app) => {
+    app.addHook('onSend', async (request, reply) => {
+      reply.header('x-request-id', request.id)
+    })
+  },
+  { name: 'request-id' },
+)

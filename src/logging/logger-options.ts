@@ -1,0 +1,37 @@
+// Tool inputs can hold secrets: never log them, wherever they appear.
+export const REDACTED_PATHS = [
+  'input',
+  '*.input',
+  'tool_use.input',
+  'tool_uses[*].input',
+  '*.tool_uses[*].input',
+  'message.content[*].input',
+  'updated_input',
+  '*.updated_input',
+  'req.headers.authorization',
+]
+
+/** Where log lines go; tests capture them. */
+export type LogStream = { write(line: string): void }
+
+/**
+ * The service's pino options: JSON lines at `level`, secrets redacted, and request URLs logged
+ * without their `?access_token=` (browsers put the API key there, docs/api.md).
+ */
+export function loggerOptions(level: string, stream?: LogStream) {
+  return {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: {
+      req: (request: { method: string; url: string }) => ({
+        method: request.method,
+        url: stripAccessToken(request.url),
+      }),
+    },
+    ...(stream ? { stream } : {}),
+  }
+}
+
+function stripAccessToken(url: string): string {
+  return url.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]')
+}
