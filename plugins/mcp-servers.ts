@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
-import { createMcpManager, type McpManager } from '../src/mcp/mcp-manager.js'
-import type { McpServerState } from '../src/mcp/mcp-server-state.js'
-import type { McpServersInput } from '../src/mcp/mcp-settings-schema.js'
+import { createMcpManager, type McpManager } from '../src/mcp/client/mcp-manager.js'
+import type { McpServerState } from '../src/mcp/client/mcp-server-state.js'
+import type { McpServersInput } from '../src/mcp/client/mcp-settings-schema.js'
 import type { Tools } from '../src/tool/tool.js'
 
 declare module 'fastify' {

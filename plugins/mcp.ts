@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { createMcpEndpoint } from '../src/mcp/create-mcp-endpoint.js'
+import { createMcpEndpoint } from '../src/mcp/endpoint/create-mcp-endpoint.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

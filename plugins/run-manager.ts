@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { HookRunner } from '../src/executor/hooks-port.js'
+import type { HookRunner } from '../src/executor/hook-runner.js'
 import type { RunExecutor, RunExecutorOptions } from '../src/executor/run-executor-types.js'
 import type { PermissionGateFactory } from '../src/runs/live-run.js'
 import { createRunManager } from '../src/runs/run-manager.js'

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { createToolPool, type ToolPoolOptions } from '../src/runs/tool-pool.js'
+import { createToolPool, type ToolPoolOptions } from '../src/registry/tool-pool.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

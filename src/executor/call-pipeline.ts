@@ -1,17 +1,17 @@
 import type { AssistantMessage, ToolResultContent, ToolUseBlock } from '../messages/content-blocks.js'
-import type { BlobRef } from '../results/blob-store.js'
-import type { AnyTool, CanUseToolFn, ContextModifier, ToolProgressData, ToolUseContext } from '../tool/tool.js'
-import { formatThrownError } from './format-thrown-error.js'
-import { type HookRunner, NO_HOOKS, type PostToolUseOutcome, type PreToolUseOutcome } from './hooks-port.js'
-import { observableCopy, parseToolInput, stripInternalKeys } from './parse-tool-input.js'
-import type { PermissionGate } from './permission-port.js'
 import {
   CANCEL_MESSAGE,
   hookBlockedMessage,
   pipelineFaultMessage,
   postHookBlockedMessage,
   wrapToolUseError,
-} from './tool-error-messages.js'
+} from '../messages/tool-error-messages.js'
+import type { BlobRef } from '../results/blob-store.js'
+import { observableCopy, parseToolInput, stripInternalKeys } from '../tool/parse-tool-input.js'
+import type { AnyTool, CanUseToolFn, ContextModifier, ToolProgressData, ToolUseContext } from '../tool/tool.js'
+import { formatThrownError } from './format-thrown-error.js'
+import { type HookRunner, NO_HOOKS, type PostToolUseOutcome, type PreToolUseOutcome } from './hook-runner.js'
+import type { PermissionGate } from './permission-gate.js'
 
 export type CallOutcome = {
   content: ToolResultContent

@@ -1,8 +1,8 @@
 import path from 'node:path'
+import type { PermissionsSettings } from '../config/settings-schema.js'
 import { createPermissionContext, type PermissionMode, type ToolPermissionContext } from './permission-context.js'
 import { findInvalidRules } from './permission-rule.js'
 import { isInsideDirectories, resolveRealPathSync } from './resolve-tool-path.js'
-import type { PermissionsSettings } from './settings-schema.js'
 
 /** What a session (POST /v1/sessions) may ask for; rules add to the operator's. */
 export type SessionPermissionOptions = {

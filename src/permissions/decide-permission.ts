@@ -1,12 +1,17 @@
 import path from 'node:path'
-import type { PermissionRequest } from '../executor/permission-port.js'
+import type { PermissionRequest } from '../executor/permission-gate.js'
 import { resolveRealPath } from '../paths/resolve-real-path.js'
+import type {
+  PermissionAllow,
+  PermissionAsk,
+  PermissionDecisionReason,
+  PermissionDeny,
+} from '../tool/permission-result.js'
 import type { AnyTool, ToolUseContext } from '../tool/tool.js'
 import { bashPathArguments } from './bash-path-arguments.js'
 import { findMatchingRule, type RuleSubject } from './find-matching-rule.js'
 import { effectivePermissionMode } from './permission-context.js'
 import { permissionMessages as messages } from './permission-messages.js'
-import type { PermissionAllow, PermissionAsk, PermissionDecisionReason, PermissionDeny } from './permission-result.js'
 import type { PermissionRule } from './permission-rule.js'
 import { isInsideDirectories, resolveToolPath } from './resolve-tool-path.js'
 import { EDIT_FILE_TOOLS } from './rule-covers-tool.js'

@@ -1,3 +1,4 @@
+import type { PermissionsSettings } from '../config/settings-schema.js'
 import type { DeepImmutable } from '../permissions/deep-immutable.js'
 import {
   RULE_SOURCES,
@@ -5,7 +6,6 @@ import {
   type ToolPermissionContext,
   updatePermissionContext,
 } from '../permissions/permission-context.js'
-import type { PermissionsSettings } from '../permissions/settings-schema.js'
 
 /**
  * Lays the operator's rules over a session's context under the `operatorSettings` source.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { PermissionsSettings } from '../config/settings-schema.js'
 import { ApiError } from '../errors/api-error.js'
 import type { SessionContext } from '../executor/run-executor-types.js'
 import {
@@ -6,7 +7,6 @@ import {
   SessionPermissionError,
 } from '../permissions/create-session-permission-context.js'
 import type { PermissionMode, ToolPermissionContext } from '../permissions/permission-context.js'
-import type { PermissionsSettings } from '../permissions/settings-schema.js'
 import type { BlobStore } from '../results/blob-store.js'
 import type { SessionRecord, SessionState, SessionStore } from '../stores/session-store.js'
 import type { ToolEnvironment } from '../tool/tool.js'

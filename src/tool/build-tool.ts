@@ -1,4 +1,4 @@
-import type { PermissionPassthrough } from '../permissions/permission-result.js'
+import type { PermissionPassthrough } from './permission-result.js'
 import type { AnyObjectSchema, MappedToolResult, Tool, ToolProgressData } from './tool.js'
 
 /** Keys a definition may leave out; `buildTool` fills them with fail-closed defaults. */

@@ -2,7 +2,7 @@
 // reconnects with ?after= misses nothing, several subscribers see the same stream, and leaving
 // never affects the run.
 import { describe, expect, it } from 'vitest'
-import { RUN_EVENT_TYPES } from '../../src/runs/run-event.js'
+import { RUN_EVENT_TYPES } from '../../src/events/run-event.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 import { createTestTools } from '../helpers/test-tools.js'
 import { connect, type Frame } from '../helpers/ws-client.js'

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { WebSocket } from 'ws'
+import type { RunEvent } from '../../../src/events/run-event.js'
 import { errorFrame } from '../../../src/runs/client-frames.js'
-import type { RunEvent } from '../../../src/runs/run-event.js'
 
 // A subscriber this far behind is cut off; it reconnects with ?after= and misses nothing.
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { RunEvent } from '../../../src/runs/run-event.js'
+import type { RunEvent } from '../../../src/events/run-event.js'
 import { ToolResultBlockSchema } from './content-schemas.js'
 
 const stamp = { seq: z.number().int().min(1), run_id: z.string(), ts: z.string() }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { HooksConfigSchema } from '../hooks/hooks-config-schema.js'
-import { PERMISSION_MODES } from './permission-context.js'
-import { PermissionRuleSyntaxError, parsePermissionRule } from './permission-rule.js'
+import { PERMISSION_MODES } from '../permissions/permission-context.js'
+import { PermissionRuleSyntaxError, parsePermissionRule } from '../permissions/permission-rule.js'
 
 /** A rule string that parses (`Bash(npm run test:*)`); MCP rules take no content. */
 export const PermissionRuleStringSchema = z.string().superRefine((text, context) => {

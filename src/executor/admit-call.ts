@@ -1,7 +1,7 @@
+import { noSuchToolMessage } from '../messages/tool-error-messages.js'
 import { findToolByName } from '../tool/build-tool.js'
+import { parseToolInput } from '../tool/parse-tool-input.js'
 import type { Tools } from '../tool/tool.js'
-import { parseToolInput } from './parse-tool-input.js'
-import { noSuchToolMessage } from './tool-error-messages.js'
 import { isCallConcurrencySafe, type TrackedCall } from './tracked-call.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { AnyTool } from '../tool/tool.js'
+import type { AnyTool } from '../../tool/tool.js'
 import { type Environment, expandServerConfig } from './expand-env-vars.js'
 import type { CallTimeouts } from './mcp-errors.js'
 import { type McpLogger, SILENT_MCP_LOGGER } from './mcp-logger.js'

@@ -1,10 +1,10 @@
 import { contentLength, toolResult } from '../messages/content-blocks.js'
+import { pipelineFaultMessage } from '../messages/tool-error-messages.js'
 import type { BlobStore } from '../results/blob-store.js'
 import { processToolResult } from '../results/process-tool-result.js'
 import { resultBlobId } from '../results/result-blob-id.js'
 import { persistenceThreshold } from '../results/result-threshold.js'
 import { applyRunBudget } from '../results/run-result-budget.js'
-import { pipelineFaultMessage } from './tool-error-messages.js'
 import type { TrackedCall } from './tracked-call.js'
 
 type ResultStageOptions = { runId: string; tenant: string; blobs: BlobStore; budget: number }

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js'
-import type { AnyTool } from '../tool/tool.js'
+import type { AnyTool } from '../../tool/tool.js'
 import { createMcpTool, type McpToolCaller } from './create-mcp-tool.js'
 import type { McpLogger } from './mcp-logger.js'
 import { API_TOOL_NAME_PATTERN, mcpToolName } from './mcp-tool-name.js'

@@ -6,7 +6,7 @@ import {
   type Tool as McpToolDefinition,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { AnyTool } from '../tool/tool.js'
+import type { AnyTool } from '../../tool/tool.js'
 import { callServerTool } from './call-server-tool.js'
 import { createChangeSignal } from './change-signal.js'
 import type { McpCallOptions, McpToolCaller } from './create-mcp-tool.js'
