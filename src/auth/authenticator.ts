@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import type { ApiKey } from '../config/parse-api-keys.js'
 import { ApiError } from '../errors/api-error.js'
-import { DEFAULT_TENANT } from '../sessions/tenant-workspace.js'
+import type { ApiKey } from './api-key.js'
+import { DEFAULT_TENANT } from './default-tenant.js'
 import { isLoopbackHost } from './is-loopback-host.js'
 
 export type Credentials = {

@@ -1,5 +1,5 @@
+import type { ApiKey } from '../auth/api-key.js'
 import type { LOG_LEVELS, SandboxMode } from './config-schema.js'
-import type { ApiKey } from './parse-api-keys.js'
 
 /** The validated configuration every other module reads; paths are absolute. */
 export type Config = {

@@ -1,9 +1,8 @@
 import path from 'node:path'
 import { isLoopbackHost } from '../auth/is-loopback-host.js'
-import { DEFAULT_MAX_CONCURRENCY } from '../executor/run-options.js'
 import type { Config } from './config.js'
 import { ConfigError } from './config-error.js'
-import { EnvSchema } from './config-schema.js'
+import { DEFAULT_MAX_CONCURRENCY, EnvSchema } from './config-schema.js'
 import { parseApiKeys } from './parse-api-keys.js'
 
 type Environment = Readonly<Record<string, string | undefined>>

@@ -1,6 +1,7 @@
 import type { RunEventBody } from '../events/run-event.js'
 import type { ToolResultBlock } from '../messages/content-blocks.js'
-import type { RunOutcome, SessionContext } from './run-executor-types.js'
+import type { RunOutcome } from './run-executor-types.js'
+import type { SessionContext } from './session-context.js'
 import { applyBudget, applyToolThreshold, countedChars } from './size-results.js'
 import type { TrackedCall } from './tracked-call.js'
 

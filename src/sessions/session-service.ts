@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { PermissionsSettings } from '../config/settings-schema.js'
 import { ApiError } from '../errors/api-error.js'
-import type { SessionContext } from '../executor/run-executor-types.js'
+import type { SessionContext } from '../executor/session-context.js'
 import {
   createSessionPermissionContext,
   SessionPermissionError,

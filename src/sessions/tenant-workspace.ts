@@ -1,7 +1,5 @@
 import path from 'node:path'
-
-/** The tenant name used when authentication is off. */
-export const DEFAULT_TENANT = 'default'
+import { DEFAULT_TENANT } from '../auth/default-tenant.js'
 
 /**
  * Each tenant works in `<workspace>/<tenant>`; with authentication off the single `default`

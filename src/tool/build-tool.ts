@@ -92,14 +92,3 @@ export function buildTool<
     ...definition,
   } as unknown as BuiltTool<D>
 }
-
-export function toolMatchesName(tool: { name: string; aliases?: readonly string[] }, name: string): boolean {
-  return tool.name === name || (tool.aliases?.includes(name) ?? false)
-}
-
-export function findToolByName<T extends { name: string; aliases?: readonly string[] }>(
-  tools: readonly T[],
-  name: string,
-): T | undefined {
-  return tools.find((tool) => toolMatchesName(tool, name))
-}
