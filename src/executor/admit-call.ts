@@ -5,7 +5,7 @@ import type { Tools } from '../tool/tool.js'
 import { isCallConcurrencySafe, type TrackedCall } from './tracked-call.js'
 
 /**
- * Stages 1 and 2 of call-pipeline.ts, run at queue time: find the tool and parse the input,
+ * Steps 1 and 3 of call-pipeline.ts, run at queue time: find the tool and parse the input,
  * which also decides whether the call is concurrency-safe. Returns the error text when the call cannot run at all (unknown tool,
  * invalid input): such calls count as unsafe and get their result at once.
  */
