@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { PermissionsSettings } from '../src/config/settings-schema.js'
+import type { PermissionsSettings } from '../src/permissions/permissions-settings-schema.js'
 import { createSessionService } from '../src/sessions/session-service.js'
 import { tenantWorkspace } from '../src/sessions/tenant-workspace.js'
 

@@ -1,5 +1,5 @@
 import { noSuchToolMessage } from '../messages/tool-error-messages.js'
-import { findToolByName } from '../registry/find-tool.js'
+import { findToolByName } from '../tool/find-tool.js'
 import { parseToolInput } from '../tool/parse-tool-input.js'
 import type { Tools } from '../tool/tool.js'
 import { isCallConcurrencySafe, type TrackedCall } from './tracked-call.js'

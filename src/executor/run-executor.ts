@@ -1,6 +1,7 @@
 import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
 import type { ContextModifier } from '../tool/tool.js'
+import { BASH_TOOL_NAME } from '../tools/bash/bash-limits.js'
 import { type AbortReason, abortReasonText, isAbortReason } from './abort-reason.js'
 import { admitCall } from './admit-call.js'
 import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
@@ -99,7 +100,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   function abortSiblingsAfter(call: TrackedCall): void {
     const policy = options.options.cancelOnError
     const name = call.tool?.name ?? call.block.name
-    if (policy === 'none' || stopReason || (policy === 'bash' && name !== 'Bash')) return
+    if (policy === 'none' || stopReason || (policy === 'bash' && name !== BASH_TOOL_NAME)) return
     stopAll({ kind: 'sibling', erroredCall: describeCall(name, call.block.input) })
   }
 

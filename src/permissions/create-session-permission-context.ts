@@ -1,7 +1,7 @@
 import path from 'node:path'
-import type { PermissionsSettings } from '../config/settings-schema.js'
-import { createPermissionContext, type PermissionMode, type ToolPermissionContext } from './permission-context.js'
+import { createPermissionContext, type PermissionMode, type ToolPermissionContext } from '../tool/permission-context.js'
 import { findInvalidRules } from './permission-rule.js'
+import type { PermissionsSettings } from './permissions-settings-schema.js'
 import { isInsideDirectories, resolveRealPathSync } from './resolve-tool-path.js'
 
 /** What a session (POST /v1/sessions) may ask for; rules add to the operator's. */

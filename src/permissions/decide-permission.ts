@@ -1,6 +1,7 @@
 import path from 'node:path'
 import type { PermissionRequest } from '../executor/permission-gate.js'
 import { resolveRealPath } from '../paths/resolve-real-path.js'
+import { effectivePermissionMode } from '../tool/permission-context.js'
 import type {
   PermissionAllow,
   PermissionAsk,
@@ -10,7 +11,6 @@ import type {
 import type { AnyTool, ToolUseContext } from '../tool/tool.js'
 import { bashPathArguments } from './bash-path-arguments.js'
 import { findMatchingRule, type RuleSubject } from './find-matching-rule.js'
-import { effectivePermissionMode } from './permission-context.js'
 import { permissionMessages as messages } from './permission-messages.js'
 import type { PermissionRule } from './permission-rule.js'
 import { isInsideDirectories, resolveToolPath } from './resolve-tool-path.js'

@@ -1,5 +1,5 @@
 import type { SessionContext } from '../executor/session-context.js'
-import type { ToolPermissionContext } from '../permissions/permission-context.js'
+import type { ToolPermissionContext } from '../tool/permission-context.js'
 import type { ApiToolDefinition } from '../tool/to-api-definition.js'
 import type { AnyTool, Tools } from '../tool/tool.js'
 

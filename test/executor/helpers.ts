@@ -9,9 +9,9 @@ import type { RunExecutorOptions, RunOutcome } from '../../src/executor/run-exec
 import type { RunOptions } from '../../src/executor/run-options.js'
 import type { SessionContext } from '../../src/executor/session-context.js'
 import type { ToolUseBlock } from '../../src/messages/content-blocks.js'
-import { createPermissionContext } from '../../src/permissions/permission-context.js'
 import { createFileBlobStore } from '../../src/results/file-blob-store.js'
 import { buildTool } from '../../src/tool/build-tool.js'
+import { createPermissionContext } from '../../src/tool/permission-context.js'
 import type { AnyTool, ToolUseContext } from '../../src/tool/tool.js'
 
 export type Deferred<T = void> = { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void }

@@ -1,8 +1,8 @@
 // Pins buildTool's fail-closed defaults and that bad definitions fail when built, not when called.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { findToolByName } from '../../src/registry/find-tool.js'
 import { buildTool, ToolDefinitionError } from '../../src/tool/build-tool.js'
+import { findToolByName } from '../../src/tool/find-tool.js'
 
 const minimal = {
   name: 'Minimal',
