@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { RunStatusSchema } from '../../../src/events/run-event.js'
 import { AssistantMessageSchema, ToolResultBlockSchema, ToolUseBlockSchema } from './content-schemas.js'
 
 const positiveInteger = z.number().int().min(1)
@@ -34,8 +35,6 @@ export const CreateRunBodySchema = z
 export const IdempotencyHeadersSchema = z.object({
   'idempotency-key': z.string().min(1).max(255).optional().describe('Retry-safe key: same key and body, same run'),
 })
-
-export const RunStatusSchema = z.enum(['running', 'completed', 'cancelled'])
 
 export const BlobReferenceSchema = z
   .object({ tool_use_id: z.string(), blob_id: z.string(), url: z.string(), size: z.number().int() })
