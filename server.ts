@@ -1,9 +1,9 @@
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
-import { ConfigError } from './src/config/config-error.js'
 import { loadConfig } from './src/config/load-config.js'
-import { McpSettingsError } from './src/mcp/mcp-settings-schema.js'
-import { SettingsError } from './src/permissions/settings-schema.js'
+import { SettingsError } from './src/config/settings-schema.js'
+import { ConfigError } from './src/errors/config-error.js'
+import { McpSettingsError } from './src/mcp/client/mcp-settings-schema.js'
 
 /** The only file that listens: config from the environment, the app, and a graceful shutdown. */
 async function main(): Promise<void> {

@@ -8,8 +8,8 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { createPermissionContext } from '../src/permissions/permission-context.js'
 import { createFileBlobStore } from '../src/results/file-blob-store.js'
+import { createPermissionContext } from '../src/tool/permission-context.js'
 import type { ToolUseContext } from '../src/tool/tool.js'
 import { BashTool } from '../src/tools/bash/bash-tool.js'
 

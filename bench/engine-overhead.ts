@@ -11,9 +11,9 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { createRunExecutor } from '../src/executor/run-executor.js'
 import type { ToolUseBlock } from '../src/messages/content-blocks.js'
-import { createPermissionContext } from '../src/permissions/permission-context.js'
 import { createFileBlobStore } from '../src/results/file-blob-store.js'
 import { buildTool } from '../src/tool/build-tool.js'
+import { createPermissionContext } from '../src/tool/permission-context.js'
 
 const calls = Number(process.argv[2] ?? 1000)
 const rounds = Number(process.argv[3] ?? 15)

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { createAuthenticator } from '../src/config/authenticator.js'
+import { createAuthenticator } from '../src/auth/authenticator.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

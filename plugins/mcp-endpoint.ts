@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { SERVICE_INFO } from '../src/config/service-info.js'
-import { createMcpEndpoint } from '../src/mcp/create-mcp-endpoint.js'
+import { createMcpEndpoint } from '../src/mcp/endpoint/create-mcp-endpoint.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin'
 import { SERVICE_INFO } from '../src/config/service-info.js'
-import { createMcpManager, type McpManager } from '../src/mcp/mcp-manager.js'
-import type { McpServerState } from '../src/mcp/mcp-server-state.js'
-import type { McpServersInput } from '../src/mcp/mcp-settings-schema.js'
+import { createMcpManager, type McpManager } from '../src/mcp/client/mcp-manager.js'
+import type { McpServerState } from '../src/mcp/client/mcp-server-state.js'
+import type { McpServersInput } from '../src/mcp/client/mcp-settings-schema.js'
 import type { Tools } from '../src/tool/tool.js'
 
 declare module 'fastify' {

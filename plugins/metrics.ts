@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { createRunMetrics } from '../src/runs/run-metrics.js'
+import { createRunMetrics } from '../src/metrics/run-metrics.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { loadSettings, type Settings } from '../src/permissions/settings-schema.js'
+import { loadSettings, type Settings } from '../src/config/settings-schema.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

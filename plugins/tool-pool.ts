@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin'
 import { assembleToolPool } from '../src/registry/assemble-tool-pool.js'
 import { getAllBaseTools } from '../src/registry/get-all-base-tools.js'
-import { toApiToolDefinition } from '../src/registry/to-api-definition.js'
-import { createToolPool } from '../src/runs/tool-pool.js'
-import { findToolByName } from '../src/tool/build-tool.js'
+import { createToolPool } from '../src/registry/tool-pool.js'
+import { findToolByName } from '../src/tool/find-tool.js'
+import { toApiToolDefinition } from '../src/tool/to-api-definition.js'
 import type { Tools } from '../src/tool/tool.js'
 import { dropBashIfUnavailable } from '../src/tools/bash/bash-availability.js'
 

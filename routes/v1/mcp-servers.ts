@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import type { McpServerState } from '../../src/mcp/mcp-server-state.js'
+import type { McpServerState } from '../../src/mcp/client/mcp-server-state.js'
 import { jsonResponse, problemResponses } from '../responses.js'
 
 export const McpServerStateSchema = z

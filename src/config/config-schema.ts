@@ -8,6 +8,9 @@ const MIB = 1024 * 1024
 const milliseconds = (fallback: number) => z.coerce.number().int().min(1).default(fallback)
 const count = (fallback: number) => z.coerce.number().int().min(1).default(fallback)
 
+/** CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY when unset or not a positive integer (load-config.ts). */
+export const DEFAULT_MAX_CONCURRENCY = 10
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export const SANDBOX_MODES = ['auto', 'bwrap', 'off'] as const
 export type SandboxMode = (typeof SANDBOX_MODES)[number]

@@ -1,10 +1,10 @@
 import path from 'node:path'
 import type { z } from 'zod'
-import { DEFAULT_MAX_CONCURRENCY } from '../executor/run-options.js'
-import { ConfigError } from './config-error.js'
-import { EnvSchema } from './config-schema.js'
-import { isLoopbackHost } from './is-loopback-host.js'
-import { type ApiKey, parseApiKeys } from './parse-api-keys.js'
+import type { ApiKey } from '../auth/api-key.js'
+import { isLoopbackHost } from '../auth/is-loopback-host.js'
+import { ConfigError } from '../errors/config-error.js'
+import { DEFAULT_MAX_CONCURRENCY, EnvSchema } from './config-schema.js'
+import { parseApiKeys } from './parse-api-keys.js'
 
 /**
  * The environment turned into the configuration every other module reads; relative paths

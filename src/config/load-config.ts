@@ -1,5 +1,5 @@
+import { ConfigError } from '../errors/config-error.js'
 import { type Config, createConfigSchema } from './config.js'
-import { ConfigError } from './config-error.js'
 
 type Environment = Readonly<Record<string, string | undefined>>
 

@@ -1,6 +1,5 @@
-import { ConfigError } from './config-error.js'
-
-export type ApiKey = { readonly tenant: string; readonly key: string }
+import type { ApiKey } from '../auth/api-key.js'
+import { ConfigError } from '../errors/config-error.js'
 
 // Tenant names become directory names under the workspace and blob roots: keep them path-safe.
 const TENANT_NAME = /^[A-Za-z0-9_-]{1,64}$/

@@ -4,7 +4,7 @@ import {
   REJECT_MESSAGE,
   runTimeoutMessage,
   siblingErrorMessage,
-} from './tool-error-messages.js'
+} from '../messages/tool-error-messages.js'
 
 /** Why a call was stopped before it produced its own result. */
 export type AbortReason =

@@ -1,17 +1,17 @@
 import type { AssistantMessage, ToolResultContent, ToolUseBlock } from '../messages/content-blocks.js'
-import type { BlobRef } from '../results/blob-store.js'
-import type { AnyTool, CanUseToolFn, ContextModifier, ToolProgressData, ToolUseContext } from '../tool/tool.js'
-import { formatThrownError } from './format-thrown-error.js'
-import { type HookRunner, NO_HOOKS, type PostToolUseOutcome, type PreToolUseOutcome } from './hooks-port.js'
-import { observableCopy, parseToolInput, stripInternalKeys } from './parse-tool-input.js'
-import type { PermissionGate } from './permission-port.js'
 import {
   CANCEL_MESSAGE,
   hookBlockedMessage,
   pipelineFaultMessage,
   postHookBlockedMessage,
   wrapToolUseError,
-} from './tool-error-messages.js'
+} from '../messages/tool-error-messages.js'
+import type { BlobRef } from '../results/blob-store.js'
+import { observableCopy, parseToolInput, stripInternalKeys } from '../tool/parse-tool-input.js'
+import type { AnyTool, CanUseToolFn, ContextModifier, ToolProgressData, ToolUseContext } from '../tool/tool.js'
+import { formatThrownError } from './format-thrown-error.js'
+import { type HookRunner, NO_HOOKS, type PostToolUseOutcome, type PreToolUseOutcome } from './hook-runner.js'
+import type { PermissionGate } from './permission-gate.js'
 
 export type CallOutcome = {
   content: ToolResultContent
@@ -44,7 +44,7 @@ const fail = (content: string): CallOutcome => ({ content, isError: true })
 const NO_HOOK_OUTCOME: PreToolUseOutcome & PostToolUseOutcome = Object.freeze({})
 
 /** Step 4 (and again for inputs rewritten by hooks or an approver): the tool's semantic checks. */
-async function validate(tool: AnyTool, input: Input, context: ToolUseContext): Promise<StageResult<Input>> {
+async function validateInput(tool: AnyTool, input: Input, context: ToolUseContext): Promise<StageResult<Input>> {
   if (!tool.validateInput) return { ok: true, value: input }
   const result = await tool.validateInput(input, context)
   return result.result ? { ok: true, value: input } : { ok: false, outcome: fail(wrapToolUseError(result.message)) }
@@ -54,7 +54,7 @@ async function validate(tool: AnyTool, input: Input, context: ToolUseContext): P
 async function revalidate(tool: AnyTool, input: unknown, context: ToolUseContext): Promise<StageResult<Input>> {
   const parsed = parseToolInput(tool, input)
   if (!parsed.ok) return { ok: false, outcome: fail(parsed.message) }
-  return validate(tool, stripInternalKeys(tool, parsed.data), context)
+  return validateInput(tool, stripInternalKeys(tool, parsed.data), context)
 }
 
 /** A tool that stored its output before failing (Bash spills) says so on the error it throws. */
@@ -79,52 +79,82 @@ function appendContext(content: ToolResultContent, extra: readonly string[] | un
 }
 
 /**
- * Steps 4–8 of one call (SPEC §4): semantic validation, the three input copies, PreToolUse
- * hooks, the permission decision, `call()` with progress and an AbortSignal, PostToolUse hooks,
- * and the mapping to tool_result content. Failures come back as outcomes, never as throws.
+ * One call, from admission to content (SPEC §4). The steps, numbered as everywhere in src/:
+ *
+ *   1. Lookup: the tool by name or alias (`admitCall` → registry/find-tool.ts, at queue time).
+ *   2. A run aborted before the call starts gets the cancel text instead.
+ *   3. Schema parse (`admitCall` → tool/parse-tool-input.ts, at queue time); it also decides
+ *      whether the call may run beside others (scheduling-rule.ts).
+ *   4. `validateInput`: the tool's own semantic checks.
+ *   5. The input copies: internal-only keys stripped, hooks and permissions see an observable copy.
+ *   6. `runPreHooks`, then `checkPermission`. A rewritten input goes through 3 and 4 again.
+ *   7. `callTool`: `call()` with progress and the call's AbortSignal; a throw becomes its text.
+ *      `runPostHooks` then adds the hooks' context (or their block message).
+ *   8. `mapToolResult` turns the data into content; size-results.ts then applies the per-tool
+ *      threshold and the per-run budget, and result-yielder.ts yields in block order.
+ *
+ * Failures come back as outcomes, never as throws: one call never fails a run.
  */
 export async function runCallPipeline(input: CallPipelineInput): Promise<CallOutcome> {
-  const { tool, context, hooks } = input
+  const { tool, context } = input
   try {
     if (input.isAborted()) return fail(CANCEL_MESSAGE)
     let callInput = stripInternalKeys(tool, input.parsedInput)
     if (tool.validateInput) {
-      const validated = await validate(tool, callInput, context)
+      const validated = await validateInput(tool, callInput, context)
       if (!validated.ok) return validated.outcome
       callInput = validated.value
     }
-
-    const hookOutcome =
-      hooks === NO_HOOKS ? NO_HOOK_OUTCOME : await hooks.preToolUse(tool, observableCopy(tool, callInput), context)
-    if (hookOutcome.blockingReason !== undefined) return fail(hookBlockedMessage(hookOutcome.blockingReason))
-    if (hookOutcome.updatedInput) {
-      const rewritten = await revalidate(tool, hookOutcome.updatedInput, context)
-      if (!rewritten.ok) return rewritten.outcome
-      callInput = rewritten.value
+    let hookOutcome: PreToolUseOutcome = NO_HOOK_OUTCOME
+    if (input.hooks !== NO_HOOKS) {
+      const hooked = await runPreHooks(input, callInput)
+      if (!hooked.ok) return hooked.outcome
+      ;({ input: callInput, hookOutcome } = hooked.value)
     }
-
-    const decision = await input.permissions.decide({
-      tool,
-      input: observableCopy(tool, callInput),
-      context,
-      hookOutcome,
-    })
-    if (decision.behavior === 'deny') return fail(decision.message)
-    if (decision.updatedInput) {
-      const approved = await revalidate(tool, decision.updatedInput, context)
-      if (!approved.ok) return approved.outcome
-      callInput = approved.value
-    }
+    const permitted = await checkPermission(input, callInput, hookOutcome)
+    if (!permitted.ok) return permitted.outcome
     if (input.isAborted()) return fail(CANCEL_MESSAGE)
-    return await callAndMap(input, callInput, hookOutcome.additionalContext)
+    return await callTool(input, permitted.value, hookOutcome.additionalContext)
   } catch (fault) {
     return fail(pipelineFaultMessage(tool.name, fault instanceof Error ? fault.message : String(fault)))
   }
 }
 
+/** Step 6, first half: PreToolUse hooks may block the call or rewrite its input (skipped with none set). */
+async function runPreHooks(
+  input: CallPipelineInput,
+  callInput: Input,
+): Promise<StageResult<{ input: Input; hookOutcome: PreToolUseOutcome }>> {
+  const { tool, context } = input
+  const hookOutcome = await input.hooks.preToolUse(tool, observableCopy(tool, callInput), context)
+  if (hookOutcome.blockingReason !== undefined)
+    return { ok: false, outcome: fail(hookBlockedMessage(hookOutcome.blockingReason)) }
+  if (!hookOutcome.updatedInput) return { ok: true, value: { input: callInput, hookOutcome } }
+  const rewritten = await revalidate(tool, hookOutcome.updatedInput, context)
+  return rewritten.ok ? { ok: true, value: { input: rewritten.value, hookOutcome } } : rewritten
+}
+
+/** Step 6, second half: the permission gate allows (maybe with a new input) or denies. */
+async function checkPermission(
+  input: CallPipelineInput,
+  callInput: Input,
+  hookOutcome: PreToolUseOutcome,
+): Promise<StageResult<Input>> {
+  const { tool, context } = input
+  const decision = await input.permissions.decide({
+    tool,
+    input: observableCopy(tool, callInput),
+    context,
+    hookOutcome,
+  })
+  if (decision.behavior === 'deny') return { ok: false, outcome: fail(decision.message) }
+  if (!decision.updatedInput) return { ok: true, value: callInput }
+  return revalidate(tool, decision.updatedInput, context)
+}
+
 /** Steps 7–8: the call itself, its post hooks, and the mapping of its data to content. */
-async function callAndMap(input: CallPipelineInput, callInput: Input, preContext?: string[]): Promise<CallOutcome> {
-  const { tool, context, hooks } = input
+async function callTool(input: CallPipelineInput, callInput: Input, preContext?: string[]): Promise<CallOutcome> {
+  const { tool, context } = input
   const canUseTool: CanUseToolFn = (anyTool, toolInput, toolContext) =>
     input.permissions.decide({ tool: anyTool, input: toolInput, context: toolContext, hookOutcome: {} })
   let result: Awaited<ReturnType<AnyTool['call']>>
@@ -132,13 +162,13 @@ async function callAndMap(input: CallPipelineInput, callInput: Input, preContext
     result = await tool.call(callInput, context, canUseTool, input.parentMessage, input.onProgress)
   } catch (error) {
     const text = formatThrownError(error)
-    const post = await hooks.postToolUseFailure(tool, callInput, text, context)
+    const post = await input.hooks.postToolUseFailure(tool, callInput, text, context)
     const outcome = fail(appendContext(text, [...(preContext ?? []), ...postHookFeedback(post)]) as string)
     const blob = blobOf(error)
     return blob ? { ...outcome, blob } : outcome
   }
   const mapped = tool.mapToolResult(result.data, input.block.id)
-  const post = hooks === NO_HOOKS ? NO_HOOK_OUTCOME : await hooks.postToolUse(tool, callInput, result.data, context)
+  const post = input.hooks === NO_HOOKS ? NO_HOOK_OUTCOME : await runPostHooks(input, callInput, result.data)
   const extra = [...(preContext ?? []), ...postHookFeedback(post)]
   const isError = mapped.isError === true
   return {
@@ -147,4 +177,9 @@ async function callAndMap(input: CallPipelineInput, callInput: Input, preContext
     ...(mapped.blob ? { blob: mapped.blob } : {}),
     ...(isError || !result.contextModifier ? {} : { contextModifier: result.contextModifier }),
   }
+}
+
+/** Step 7, after a call that returned: PostToolUse hooks add context or a block message. */
+function runPostHooks(input: CallPipelineInput, callInput: Input, data: unknown): Promise<PostToolUseOutcome> {
+  return input.hooks.postToolUse(input.tool, callInput, data, input.context)
 }

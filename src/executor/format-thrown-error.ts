@@ -1,4 +1,4 @@
-import { NO_OUTPUT_FALLBACK } from './tool-error-messages.js'
+import { NO_OUTPUT_FALLBACK } from '../messages/tool-error-messages.js'
 
 const MAX_ERROR_CHARS = 10_000
 const KEPT_EACH_END = 5_000

@@ -1,7 +1,8 @@
+import type { RunEventBody } from '../events/run-event.js'
 import type { ToolResultBlock } from '../messages/content-blocks.js'
-import type { RunEventBody } from '../runs/run-event.js'
-import { applyBudget, applyToolThreshold, countedChars } from './result-stage.js'
-import type { RunOutcome, SessionContext } from './run-executor-types.js'
+import type { RunOutcome } from './run-executor-types.js'
+import type { SessionContext } from './session-context.js'
+import { applyBudget, applyToolThreshold, countedChars } from './size-results.js'
 import type { TrackedCall } from './tracked-call.js'
 
 type YielderOptions = {

@@ -1,17 +1,11 @@
+import type { RunEventBody } from '../events/run-event.js'
 import type { AssistantMessage, ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
-import type { RunEventBody } from '../runs/run-event.js'
-import type { Tools, ToolUseContext } from '../tool/tool.js'
-import type { HookRunner } from './hooks-port.js'
-import type { PermissionGate } from './permission-port.js'
+import type { BlobInfo } from '../results/blob-store.js'
+import type { Tools } from '../tool/tool.js'
+import type { HookRunner } from './hook-runner.js'
+import type { PermissionGate } from './permission-gate.js'
 import type { CancelMode, RunOptions } from './run-options.js'
-
-/** Session-owned state a run starts from and hands back (after context modifiers). */
-export type SessionContext = Pick<
-  ToolUseContext,
-  'tenant' | 'sessionId' | 'cwd' | 'permissionContext' | 'readFileState' | 'todos' | 'blobs' | 'environment'
->
-
-export type BlobInfo = { tool_use_id: string; blob_id: string; size: number }
+import type { SessionContext } from './session-context.js'
 
 export type RunOutcome = {
   status: 'completed' | 'cancelled'

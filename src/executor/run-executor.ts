@@ -1,18 +1,21 @@
 import type { ToolUseBlock } from '../messages/content-blocks.js'
+import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
 import type { ContextModifier } from '../tool/tool.js'
+import { BASH_TOOL_NAME } from '../tools/bash/bash-limits.js'
 import { type AbortReason, abortReasonText, isAbortReason } from './abort-reason.js'
+import { admitCall } from './admit-call.js'
 import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
-import { classifyCall } from './classify-call.js'
 import { describeCall } from './describe-call.js'
-import { NO_HOOKS } from './hooks-port.js'
-import { ALLOW_ALL } from './permission-port.js'
+import { NO_HOOKS } from './hook-runner.js'
+import { ALLOW_ALL } from './permission-gate.js'
 import { createResultYielder } from './result-yielder.js'
-import type { RunExecutor, RunExecutorOptions, SessionContext } from './run-executor-types.js'
+import type { RunExecutor, RunExecutorOptions } from './run-executor-types.js'
 import type { CancelMode } from './run-options.js'
+import { canStart, type ExecutingSet } from './scheduling-rule.js'
+import type { SessionContext } from './session-context.js'
 import { applyContextModifier, toCallContext } from './session-context.js'
 import { settleOrAbort } from './settle-or-abort.js'
-import { pipelineFaultMessage, wrapToolUseError } from './tool-error-messages.js'
-import { abortCall, callSignal, canStart, type ExecutingSet, type TrackedCall } from './tracked-call.js'
+import { abortCall, callSignal, type TrackedCall } from './tracked-call.js'
 
 /**
  * The scheduler of SPEC §6 for one run. Blocks are queued in order; the queue is walked in order
@@ -97,7 +100,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   function abortSiblingsAfter(call: TrackedCall): void {
     const policy = options.options.cancelOnError
     const name = call.tool?.name ?? call.block.name
-    if (policy === 'none' || stopReason || (policy === 'bash' && name !== 'Bash')) return
+    if (policy === 'none' || stopReason || (policy === 'bash' && name !== BASH_TOOL_NAME)) return
     stopAll({ kind: 'sibling', erroredCall: describeCall(name, call.block.input) })
   }
 
@@ -181,7 +184,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   }
 
   function admit(call: TrackedCall): void {
-    const immediateError = classifyCall(call, tools)
+    const immediateError = admitCall(call, tools)
     emit({ type: 'tool.queued', tool_use_id: call.block.id, name: call.block.name, concurrency_safe: call.safe })
     const refusal = refusals.get(call)
     if (refusal !== undefined) {

@@ -15,5 +15,4 @@ export type RunOptions = {
   maxResultChars: number
 }
 
-export const DEFAULT_MAX_CONCURRENCY = 10
 export const DEFAULT_MAX_RESULT_CHARS = 200_000

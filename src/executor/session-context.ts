@@ -1,5 +1,10 @@
 import type { ContextModifier, Tools, ToolUseContext } from '../tool/tool.js'
-import type { SessionContext } from './run-executor-types.js'
+
+/** Session-owned state a run starts from and hands back (after context modifiers). */
+export type SessionContext = Pick<
+  ToolUseContext,
+  'tenant' | 'sessionId' | 'cwd' | 'permissionContext' | 'readFileState' | 'todos' | 'blobs' | 'environment'
+>
 
 type CallFields = { runId: string; toolUseId: string; abortSignal: AbortSignal | (() => AbortSignal); tools: Tools }
 

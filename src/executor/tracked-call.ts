@@ -23,8 +23,6 @@ export type TrackedCall = {
   /** The block after the per-tool size threshold; set before the call may be yielded. */
   result?: ToolResultBlock
   blob?: BlobRef
-  /** Whether the per-run budget may persist this result (false for Read, errors, images, blobs). */
-  budgetExempt?: boolean
   timer?: NodeJS.Timeout
   /** Called right after the executor aborts this call (see settleOrAbort). */
   onAbort?: () => void
@@ -54,16 +52,4 @@ export function isCallConcurrencySafe(tool: AnyTool, input: { [key: string]: unk
   } catch {
     return false
   }
-}
-
-/** What is executing right now, kept as counters so scheduling stays O(1) per decision. */
-export type ExecutingSet = { count: number; unsafe: number }
-
-/**
- * The scheduling rule: a safe call may start when nothing runs or only safe calls run (and the
- * cap has room); an unsafe call runs alone.
- */
-export function canStart(call: TrackedCall, executing: ExecutingSet, maxConcurrency: number): boolean {
-  if (executing.count === 0) return true
-  return call.safe && executing.count < maxConcurrency && executing.unsafe === 0
 }

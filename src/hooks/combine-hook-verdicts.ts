@@ -1,4 +1,4 @@
-import type { PostToolUseOutcome, PreToolUseOutcome } from '../executor/hooks-port.js'
+import type { PostToolUseOutcome, PreToolUseOutcome } from '../executor/hook-runner.js'
 import type { HookVerdict } from './hook-output.js'
 
 const joinReasons = (reasons: string[]) => reasons.filter(Boolean).join('\n')

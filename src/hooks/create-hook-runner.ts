@@ -1,4 +1,4 @@
-import { type HookRunner, NO_HOOKS } from '../executor/hooks-port.js'
+import { type HookRunner, NO_HOOKS } from '../executor/hook-runner.js'
 import type { Logger } from '../logging/logger.js'
 import type { AnyTool, ToolUseContext } from '../tool/tool.js'
 import { combinePostToolUseVerdicts, combinePreToolUseVerdicts } from './combine-hook-verdicts.js'

@@ -1,33 +1,39 @@
 /**
  * The Anthropic Messages API blocks toolexec consumes and produces. Result blocks must stay
  * exactly valid `tool_result` blocks (no extra fields) so callers can forward them unchanged.
+ * The schemas are the one source: types are inferred, and routes/ only adds OpenAPI metadata.
  */
+import { z } from 'zod'
 
-export type TextBlock = { type: 'text'; text: string }
+export const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() })
+export type TextBlock = z.infer<typeof TextBlockSchema>
 
-export type ImageBlock = {
-  type: 'image'
-  source: { type: 'base64'; media_type: string; data: string }
-}
+export const ImageBlockSchema = z.object({
+  type: z.literal('image'),
+  source: z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
+})
+export type ImageBlock = z.infer<typeof ImageBlockSchema>
 
 /** Content a tool_result may carry besides a plain string. */
 export type ResultContentBlock = TextBlock | ImageBlock
 
 export type ToolResultContent = string | ResultContentBlock[]
 
-export type ToolUseBlock = {
-  type: 'tool_use'
-  id: string
-  name: string
-  input: unknown
-}
+export const ToolUseBlockSchema = z.object({
+  type: z.literal('tool_use'),
+  id: z.string().min(1).max(256),
+  name: z.string().min(1).max(256),
+  input: z.unknown().describe('The tool input; validated against the tool schema when the call runs'),
+})
+export type ToolUseBlock = z.infer<typeof ToolUseBlockSchema>
 
-export type ToolResultBlock = {
-  type: 'tool_result'
-  tool_use_id: string
-  content: ToolResultContent
-  is_error?: true
-}
+export const ToolResultBlockSchema = z.object({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string(),
+  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema]))]),
+  is_error: z.literal(true).optional(),
+})
+export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>
 
 /** The assistant message whose tool_use blocks a run executes (synthesised for bare batches). */
 export type AssistantMessage = {

@@ -1,10 +1,10 @@
-import { observableCopy, parseToolInput, stripInternalKeys } from '../executor/parse-tool-input.js'
-import type { PermissionGate, PermissionRequest } from '../executor/permission-port.js'
-import { REJECT_MESSAGE, wrapToolUseError } from '../executor/tool-error-messages.js'
+import type { PermissionGate, PermissionRequest } from '../executor/permission-gate.js'
+import { REJECT_MESSAGE, wrapToolUseError } from '../messages/tool-error-messages.js'
+import { observableCopy, parseToolInput, stripInternalKeys } from '../tool/parse-tool-input.js'
+import type { PermissionDecision } from '../tool/permission-result.js'
 import { decidePermission } from './decide-permission.js'
 import { permissionMessages as messages } from './permission-messages.js'
 import type { PermissionAnswer, PermissionPrompter } from './permission-prompter.js'
-import type { PermissionDecision } from './permission-result.js'
 
 export type PermissionGateOptions = {
   /** Who answers asks; without one every ask is denied as "no approver is connected". */

@@ -1,9 +1,9 @@
 import path from 'node:path'
 import { isInside } from '../paths/is-inside.js'
 import { resolveRealPathSync } from '../paths/resolve-real-path.js'
-import { createPermissionContext, type PermissionMode, type ToolPermissionContext } from './permission-context.js'
+import { createPermissionContext, type PermissionMode, type ToolPermissionContext } from '../tool/permission-context.js'
 import { findInvalidRules } from './permission-rule.js'
-import type { PermissionsSettings } from './settings-schema.js'
+import type { PermissionsSettings } from './permissions-settings-schema.js'
 
 /** What a session (POST /v1/sessions) may ask for; rules add to the operator's. */
 export type SessionPermissionOptions = {

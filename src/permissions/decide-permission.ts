@@ -1,13 +1,18 @@
-import type { PermissionRequest } from '../executor/permission-port.js'
+import type { PermissionRequest } from '../executor/permission-gate.js'
 import { isInsideAny } from '../paths/is-inside.js'
 import { resolveRealPath } from '../paths/resolve-real-path.js'
 import { realWorkingDirectories } from '../paths/working-directories.js'
+import { effectivePermissionMode } from '../tool/permission-context.js'
+import type {
+  PermissionAllow,
+  PermissionAsk,
+  PermissionDecisionReason,
+  PermissionDeny,
+} from '../tool/permission-result.js'
 import type { AnyTool, ToolUseContext } from '../tool/tool.js'
 import { bashPathArguments } from './bash-path-arguments.js'
 import { findMatchingRule, type RuleSubject } from './find-matching-rule.js'
-import { effectivePermissionMode } from './permission-context.js'
 import { permissionMessages as messages } from './permission-messages.js'
-import type { PermissionAllow, PermissionAsk, PermissionDecisionReason, PermissionDeny } from './permission-result.js'
 import type { PermissionRule } from './permission-rule.js'
 import { resolveToolPath } from './resolve-tool-path.js'
 import { EDIT_FILE_TOOLS } from './rule-covers-tool.js'

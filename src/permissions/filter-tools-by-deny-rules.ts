@@ -1,4 +1,4 @@
-import type { ToolPermissionContext } from './permission-context.js'
+import type { ToolPermissionContext } from '../tool/permission-context.js'
 import { getRules, type PermissionRule } from './permission-rule.js'
 import { ruleCoversTool } from './rule-covers-tool.js'
 

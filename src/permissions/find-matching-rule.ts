@@ -1,7 +1,7 @@
+import type { ToolPermissionContext } from '../tool/permission-context.js'
 import type { AnyTool } from '../tool/tool.js'
 import { findBashRule } from './find-bash-rule.js'
 import { pathRuleMatches } from './path-rule-matches.js'
-import type { ToolPermissionContext } from './permission-context.js'
 import { getRules, type PermissionRule, type PermissionRuleBehavior } from './permission-rule.js'
 import type { ResolvedToolPath } from './resolve-tool-path.js'
 import { ruleCoversTool } from './rule-covers-tool.js'

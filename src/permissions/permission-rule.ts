@@ -1,5 +1,10 @@
-import type { DeepImmutable } from './deep-immutable.js'
-import { RULE_SOURCES, type RuleSource, type RulesBySource, type ToolPermissionContext } from './permission-context.js'
+import type { DeepImmutable } from '../tool/deep-immutable.js'
+import {
+  RULE_SOURCES,
+  type RuleSource,
+  type RulesBySource,
+  type ToolPermissionContext,
+} from '../tool/permission-context.js'
 
 /** `Bash(npm run test:*)` → `{ toolName: 'Bash', ruleContent: 'npm run test:*' }`; `Bash` has no content. */
 export type PermissionRuleValue = { toolName: string; ruleContent?: string }

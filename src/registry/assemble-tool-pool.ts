@@ -1,5 +1,5 @@
 import { filterToolsByDenyRules } from '../permissions/filter-tools-by-deny-rules.js'
-import type { ToolPermissionContext } from '../permissions/permission-context.js'
+import type { ToolPermissionContext } from '../tool/permission-context.js'
 import type { AnyTool, Tools } from '../tool/tool.js'
 
 /** Only these survive simple mode (`CLAUDE_CODE_SIMPLE`). */

@@ -5,6 +5,9 @@ export type BlobExtension = 'txt' | 'json'
 /** A stored blob: `blobId` is its file name inside the tenant's blob directory. */
 export type BlobRef = { blobId: string; path: string; size: number }
 
+/** A blob as a run reports it on the wire, beside the result that points at it. */
+export type BlobInfo = { tool_use_id: string; blob_id: string; size: number }
+
 export type BlobStream = {
   blobId: string
   path: string

@@ -1,10 +1,11 @@
-import type { HookRunner } from '../executor/hooks-port.js'
-import type { PermissionGate } from '../executor/permission-port.js'
+import type { RunEvent, RunEventBody } from '../events/run-event.js'
+import type { HookRunner } from '../executor/hook-runner.js'
+import type { PermissionGate } from '../executor/permission-gate.js'
 import type { RunExecutor, RunExecutorOptions, RunOutcome } from '../executor/run-executor-types.js'
 import type { CancelMode, RunOptions } from '../executor/run-options.js'
-import { pipelineFaultMessage, REJECT_MESSAGE } from '../executor/tool-error-messages.js'
 import type { Logger } from '../logging/logger.js'
 import { type AssistantMessage, type ToolUseBlock, toolResult } from '../messages/content-blocks.js'
+import { pipelineFaultMessage, REJECT_MESSAGE } from '../messages/tool-error-messages.js'
 import type { PermissionPrompter } from '../permissions/permission-prompter.js'
 import type { SessionService } from '../sessions/session-service.js'
 import type { RunMode, RunRecord } from '../stores/run-store.js'
@@ -12,7 +13,6 @@ import type { SessionRecord } from '../stores/session-store.js'
 import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
 import { createPermissionBroker, type PermissionAnswer } from './permission-broker.js'
-import type { RunEvent, RunEventBody } from './run-event.js'
 
 /** Builds the permission gate of one run around its prompter (the seam the permissions module fills). */
 export type PermissionGateFactory = (seam: {

@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto'
+import { deferred } from '../async/deferred.js'
 import { ApiError } from '../errors/api-error.js'
-import type { HookRunner } from '../executor/hooks-port.js'
-import { ALLOW_ALL } from '../executor/permission-port.js'
-import type { RunExecutor, RunExecutorOptions, SessionContext } from '../executor/run-executor-types.js'
+import type { RunEvent } from '../events/run-event.js'
+import type { HookRunner } from '../executor/hook-runner.js'
+import { ALLOW_ALL } from '../executor/permission-gate.js'
+import type { RunExecutor, RunExecutorOptions } from '../executor/run-executor-types.js'
 import type { CancelMode } from '../executor/run-options.js'
+import type { SessionContext } from '../executor/session-context.js'
 import { type Logger, SILENT_LOGGER } from '../logging/logger.js'
 import type { SessionService } from '../sessions/session-service.js'
 import type { RunMode, RunRecord } from '../stores/run-store.js'
 import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
-import { deferred } from './deferred.js'
 import { type LiveRun, launchRun, type PermissionGateFactory } from './live-run.js'
 import type { PermissionAnswer } from './permission-broker.js'
-import type { RunEvent } from './run-event.js'
 import type { PreparedInput } from './run-input.js'
 import { permissionTimeoutOf, type RunRequestOptions, runOptionsOf } from './run-request-options.js'
 
@@ -29,7 +30,7 @@ export type StartRunRequest = {
 }
 
 /** What `start` hands back: the run itself when it started here, or the earlier run a retry maps to. */
-export type RunHandle = { runId: string; replayed: boolean; live?: LiveRun; finished: Promise<RunRecord> }
+export type RunHandle = { runId: string; live?: LiveRun; finished: Promise<RunRecord> }
 
 export type RunManagerOptions = {
   stores: Stores
@@ -103,17 +104,17 @@ export function createRunManager(options: RunManagerOptions) {
 
   async function replay(tenant: string, runId: string): Promise<RunHandle> {
     const run = (await starting.get(runId)) ?? live.get(runId)
-    if (run) return { runId, replayed: true, finished: run.finished }
+    if (run) return { runId, finished: run.finished }
     const record = await stores.runs.get(tenant, runId)
     if (!record) throw new ApiError('run_not_found', `Run ${runId} has expired`)
-    return { runId, replayed: true, finished: Promise.resolve(record) }
+    return { runId, finished: Promise.resolve(record) }
   }
 
   async function start(request: StartRunRequest): Promise<RunHandle> {
     const runId = `run_${randomUUID()}`
     if (!request.idempotency) {
       const run = await launch(request, runId)
-      return { runId, replayed: false, live: run, finished: run.finished }
+      return { runId, live: run, finished: run.finished }
     }
     const { key, fingerprint } = request.idempotency
     // Registered before the claim, so a retry that loses the race always finds something to wait on.
@@ -132,7 +133,7 @@ export function createRunManager(options: RunManagerOptions) {
         throw error
       })
       launching.resolve(run)
-      return { runId, replayed: false, live: run, finished: run.finished }
+      return { runId, live: run, finished: run.finished }
     } catch (error) {
       launching.reject(error)
       throw error

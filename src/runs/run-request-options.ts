@@ -1,15 +1,27 @@
-import type { CancelOnError, RunOptions } from '../executor/run-options.js'
+import { z } from 'zod'
+import type { RunOptions } from '../executor/run-options.js'
 import type { RunMode } from '../stores/run-store.js'
 
-/** The per-request knobs of SPEC §10, as the API names them. */
-export type RunRequestOptions = {
-  max_concurrency?: number
-  timeout_ms?: number
-  call_timeout_ms?: number
-  cancel_on_error?: CancelOnError
-  max_result_chars?: number
-  permission_timeout_ms?: number
+const positiveInteger = z.number().int().min(1)
+
+/** The per-request knobs of SPEC §10, as the API names them (POST /v1/runs and `run.start`). */
+export const RunRequestOptionsShape = {
+  max_concurrency: positiveInteger.optional().describe('Lower the operator cap on calls executing at once'),
+  timeout_ms: positiveInteger.optional().describe('Deadline for the whole run'),
+  call_timeout_ms: positiveInteger.optional().describe("Per-call deadline overriding each tool's default"),
+  cancel_on_error: z
+    .enum(['bash', 'any', 'none'])
+    .optional()
+    .describe('Which errors cancel the unfinished sibling calls (default bash)'),
+  max_result_chars: positiveInteger.optional().describe('Budget for all results of the run together'),
+  permission_timeout_ms: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('How long a permission ask waits for an answer; wait:true runs deny at once without it'),
 }
+export type RunRequestOptions = z.infer<z.ZodObject<typeof RunRequestOptionsShape>>
 
 export type OperatorLimits = { maxToolUseConcurrency: number; maxResultChars: number; permissionTimeoutMs: number }
 

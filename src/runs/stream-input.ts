@@ -1,20 +1,12 @@
 import { ApiError } from '../errors/api-error.js'
+import type { RunEvent } from '../events/run-event.js'
 import type { Logger } from '../logging/logger.js'
-import type { ToolUseBlock } from '../messages/content-blocks.js'
-import { applyControlFrame, type ControlFrame } from './client-frames.js'
+import { applyControlFrame } from './control-frame.js'
 import type { LiveRun } from './live-run.js'
-import type { RunEvent } from './run-event.js'
 import { checkBlocks, type InputLimits } from './run-input.js'
-import type { RunManager, RunRequestOptions } from './run-manager.js'
-import { type AssemblerAction, createStreamEventAssembler, type MessageStreamEvent } from './stream-event-assembler.js'
-
-/** Every frame a /v1/stream client may send, already decoded. */
-export type StreamFrame =
-  | ({ type: 'run.start'; session_id?: string } & RunRequestOptions)
-  | { type: 'tool_use'; tool_use: ToolUseBlock }
-  | { type: 'input.end' }
-  | ControlFrame
-  | MessageStreamEvent
+import type { RunManager } from './run-manager.js'
+import { type AssemblerAction, createStreamEventAssembler } from './stream-event-assembler.js'
+import type { StreamFrame } from './stream-frame.js'
 
 export type StreamInputOptions = {
   runManager: RunManager

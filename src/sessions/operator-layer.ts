@@ -1,11 +1,11 @@
-import type { DeepImmutable } from '../permissions/deep-immutable.js'
+import type { PermissionsSettings } from '../permissions/permissions-settings-schema.js'
+import type { DeepImmutable } from '../tool/deep-immutable.js'
 import {
   RULE_SOURCES,
   type RulesBySource,
   type ToolPermissionContext,
   updatePermissionContext,
-} from '../permissions/permission-context.js'
-import type { PermissionsSettings } from '../permissions/settings-schema.js'
+} from '../tool/permission-context.js'
 
 /**
  * Lays the operator's rules over a session's context under the `operatorSettings` source.

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { ApiError } from '../errors/api-error.js'
-import type { SessionContext } from '../executor/run-executor-types.js'
+import type { SessionContext } from '../executor/session-context.js'
 import {
   createSessionPermissionContext,
   SessionPermissionError,
 } from '../permissions/create-session-permission-context.js'
-import type { PermissionMode, ToolPermissionContext } from '../permissions/permission-context.js'
-import type { PermissionsSettings } from '../permissions/settings-schema.js'
+import type { PermissionsSettings } from '../permissions/permissions-settings-schema.js'
 import type { BlobStore } from '../results/blob-store.js'
 import type { SessionRecord, SessionState, SessionStore } from '../stores/session-store.js'
+import type { PermissionMode, ToolPermissionContext } from '../tool/permission-context.js'
 import type { ToolEnvironment } from '../tool/tool.js'
 import { confineDirectory } from './confine-path.js'
 import { stripOperatorLayer, withOperatorLayer } from './operator-layer.js'

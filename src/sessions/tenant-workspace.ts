@@ -1,8 +1,5 @@
 import path from 'node:path'
 
-/** The tenant name used when authentication is off. */
-export const DEFAULT_TENANT = 'default'
-
 /**
  * Each tenant works in `<workspace>/<tenant>`; with authentication off the single `default`
  * tenant works in the workspace itself (SPEC §5).

@@ -1,4 +1,4 @@
-import type { RunEvent, RunEventBody } from '../runs/run-event.js'
+import type { RunEvent, RunEventBody } from '../events/run-event.js'
 
 export type EventListener = (event: RunEvent) => void
 

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../runs/run-event.js'
+import type { RunEvent } from '../events/run-event.js'
 import type { EventListener, EventStore } from './event-store.js'
 
 type RunLog = { events: RunEvent[]; listeners: Set<EventListener> }

@@ -1,6 +1,6 @@
-import type { BlobInfo } from '../executor/run-executor-types.js'
+import type { RunStatus } from '../events/run-event.js'
 import type { ToolResultBlock } from '../messages/content-blocks.js'
-import type { RunStatus } from '../runs/run-event.js'
+import type { BlobInfo } from '../results/blob-store.js'
 
 /** How the run was created: it decides how long a permission ask may wait (SPEC §7). */
 export type RunMode = 'wait' | 'async' | 'stream'

@@ -1,4 +1,4 @@
-import type { ToolPermissionContext } from '../permissions/permission-context.js'
+import type { ToolPermissionContext } from '../tool/permission-context.js'
 import type { FileReadRecord, Todo } from '../tool/tool.js'
 
 /** The tool-use context a session carries between runs (SPEC §10). */

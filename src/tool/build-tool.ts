@@ -1,4 +1,4 @@
-import type { PermissionPassthrough } from '../permissions/permission-result.js'
+import type { PermissionPassthrough } from './permission-result.js'
 import type { AnyObjectSchema, MappedToolResult, Tool, ToolProgressData } from './tool.js'
 
 /** Keys a definition may leave out; `buildTool` fills them with fail-closed defaults. */
@@ -107,15 +107,4 @@ export function buildTool<
 /** A constant text becomes the async function the Tool contract asks for; a function stays. */
 function textFunction<F>(text: string | F): F | (() => Promise<string>) {
   return typeof text === 'string' ? async () => text : text
-}
-
-export function toolMatchesName(tool: { name: string; aliases?: readonly string[] }, name: string): boolean {
-  return tool.name === name || (tool.aliases?.includes(name) ?? false)
-}
-
-export function findToolByName<T extends { name: string; aliases?: readonly string[] }>(
-  tools: readonly T[],
-  name: string,
-): T | undefined {
-  return tools.find((tool) => toolMatchesName(tool, name))
 }

@@ -1,8 +1,8 @@
 import type { z } from 'zod'
 import type { AssistantMessage, ToolResultContent } from '../messages/content-blocks.js'
-import type { ToolPermissionContext } from '../permissions/permission-context.js'
-import type { PermissionDecision, PermissionResult } from '../permissions/permission-result.js'
 import type { BlobRef, BlobStore } from '../results/blob-store.js'
+import type { ToolPermissionContext } from './permission-context.js'
+import type { PermissionDecision, PermissionResult } from './permission-result.js'
 
 /** Any zod schema whose output is a plain object: tool inputs are always JSON objects. */
 export type AnyObjectSchema = z.ZodType<{ [key: string]: unknown }>

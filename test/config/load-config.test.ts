@@ -2,9 +2,9 @@
 // fall-back with a warning, API keys to tenants, and refusing a public HOST without keys.
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../../src/config/config-error.js'
 import { loadConfig } from '../../src/config/load-config.js'
 import { parseApiKeys } from '../../src/config/parse-api-keys.js'
+import { ConfigError } from '../../src/errors/config-error.js'
 
 describe('loadConfig', () => {
   it('has working defaults for an empty environment', () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import type { Settings } from '../../src/permissions/settings-schema.js'
+import type { Settings } from '../../src/config/settings-schema.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 import { connect, type Frame } from '../helpers/ws-client.js'
 

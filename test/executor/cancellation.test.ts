@@ -8,7 +8,7 @@ import {
   callTimeoutMessage,
   REJECT_MESSAGE,
   runTimeoutMessage,
-} from '../../src/executor/tool-error-messages.js'
+} from '../../src/messages/tool-error-messages.js'
 import { block, contentOf, createGateTools, DEFAULT_OPTIONS, flush, makeSession, startRun } from './helpers.js'
 
 const safe = { safe: true }

@@ -1,8 +1,8 @@
 // Pins every error text of SPEC §4 byte for byte, and the three copies of a call's input.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import type { HookRunner } from '../../src/executor/hooks-port.js'
-import type { PermissionGate } from '../../src/executor/permission-port.js'
+import type { HookRunner } from '../../src/executor/hook-runner.js'
+import type { PermissionGate } from '../../src/executor/permission-gate.js'
 import { buildTool } from '../../src/tool/build-tool.js'
 import type { AnyTool } from '../../src/tool/tool.js'
 import { block, contentOf, startRun } from './helpers.js'

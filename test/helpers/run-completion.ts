@@ -1,5 +1,5 @@
 import type { App } from '../../app.js'
-import type { RunEvent } from '../../src/runs/run-event.js'
+import type { RunEvent } from '../../src/events/run-event.js'
 
 /** Resolves with every event of the run once `run.completed` has been stored (no polling). */
 export async function runCompleted(app: App, runId: string, tenant = 'default'): Promise<RunEvent[]> {

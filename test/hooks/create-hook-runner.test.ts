@@ -10,7 +10,7 @@ import { createHookRunner } from '../../src/hooks/create-hook-runner.js'
 import type { HooksConfig } from '../../src/hooks/hooks-config-schema.js'
 import { SILENT_LOGGER } from '../../src/logging/logger.js'
 import { createPermissionGate } from '../../src/permissions/create-permission-gate.js'
-import { createPermissionContext } from '../../src/permissions/permission-context.js'
+import { createPermissionContext } from '../../src/tool/permission-context.js'
 import { bashTool, createWorkspace, makeContext, mcpTool, type Workspace } from '../permissions/permission-fixtures.js'
 
 let workspace: Workspace

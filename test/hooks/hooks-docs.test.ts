@@ -1,7 +1,7 @@
 // Pins docs/hooks.md: its configuration example is a valid settings file with the hooks it shows.
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { parseSettings } from '../../src/permissions/settings-schema.js'
+import { parseSettings } from '../../src/config/settings-schema.js'
 
 const docs = readFileSync(new URL('../../docs/hooks.md', import.meta.url), 'utf8')
 

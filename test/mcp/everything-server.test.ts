@@ -1,6 +1,6 @@
 // Pins the MCP client against the real @modelcontextprotocol/server-everything over stdio: naming, calls, progress, annotations, images.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMcpManager, type McpManager } from '../../src/mcp/mcp-manager.js'
+import { createMcpManager, type McpManager } from '../../src/mcp/client/mcp-manager.js'
 import type { ToolProgressData } from '../../src/tool/tool.js'
 import { CLIENT_INFO, EVERYTHING_SERVER, findTool, runTool } from './mcp-test-helpers.js'
 

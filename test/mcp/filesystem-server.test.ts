@@ -2,7 +2,7 @@
 import { mkdir, realpath, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMcpManager, type McpManager } from '../../src/mcp/mcp-manager.js'
+import { createMcpManager, type McpManager } from '../../src/mcp/client/mcp-manager.js'
 import { CLIENT_INFO, FILESYSTEM_SERVER, findTool, runTool, tempDir } from './mcp-test-helpers.js'
 
 describe('server-filesystem over stdio', () => {

@@ -6,7 +6,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createMcpManager, type McpManager } from '../../src/mcp/mcp-manager.js'
+import { createMcpManager, type McpManager } from '../../src/mcp/client/mcp-manager.js'
 import { CLIENT_INFO, findTool, runTool } from './mcp-test-helpers.js'
 
 /** `${NAME}` as the settings file spells it. */

@@ -1,7 +1,7 @@
 // Pins the manager's failure handling with real child processes: a server dying mid-call, a missing command, a crash loop, cancellation.
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createMcpManager, type McpManager, type McpManagerOptions } from '../../src/mcp/mcp-manager.js'
+import { createMcpManager, type McpManager, type McpManagerOptions } from '../../src/mcp/client/mcp-manager.js'
 import type { ToolProgressData } from '../../src/tool/tool.js'
 import { CLIENT_INFO, eventually, FIXTURE_SERVER, findTool, readLines, runTool, tempDir } from './mcp-test-helpers.js'
 

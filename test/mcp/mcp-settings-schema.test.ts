@@ -1,7 +1,7 @@
 // Pins the `mcpServers` settings shape (Claude Code's, stdio type optional) and `${VAR}` expansion.
 import { describe, expect, it } from 'vitest'
-import { expandServerConfig } from '../../src/mcp/expand-env-vars.js'
-import { McpServersSchema, parseMcpServers } from '../../src/mcp/mcp-settings-schema.js'
+import { expandServerConfig } from '../../src/mcp/client/expand-env-vars.js'
+import { McpServersSchema, parseMcpServers } from '../../src/mcp/client/mcp-settings-schema.js'
 
 /** `${NAME}` as the settings file spells it. */
 const ref = (name: string) => `\${${name}}`

@@ -1,8 +1,8 @@
 // Pins tool naming, description truncation and the Ajv-backed input schema on its own (no server).
 import { describe, expect, it } from 'vitest'
-import { createMcpTool, MAX_MCP_DESCRIPTION_LENGTH, type McpToolCaller } from '../../src/mcp/create-mcp-tool.js'
-import { createJsonSchemaInput } from '../../src/mcp/json-schema-input.js'
-import { mcpToolName } from '../../src/mcp/mcp-tool-name.js'
+import { createMcpTool, MAX_MCP_DESCRIPTION_LENGTH, type McpToolCaller } from '../../src/mcp/client/create-mcp-tool.js'
+import { createJsonSchemaInput } from '../../src/mcp/client/json-schema-input.js'
+import { mcpToolName } from '../../src/mcp/client/mcp-tool-name.js'
 
 const caller: McpToolCaller = { callTool: async () => ({ content: [] }) }
 

@@ -1,9 +1,9 @@
 // Pins how one MCP tool looks to the engine: Ajv validation wording, content mapping, errors, deferral, skipped names.
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseToolInput } from '../../src/executor/parse-tool-input.js'
 import { SILENT_LOGGER } from '../../src/logging/logger.js'
-import { createMcpManager, type McpManager } from '../../src/mcp/mcp-manager.js'
+import { createMcpManager, type McpManager } from '../../src/mcp/client/mcp-manager.js'
+import { parseToolInput } from '../../src/tool/parse-tool-input.js'
 import { CLIENT_INFO, FIXTURE_SERVER, findTool, runTool, tempDir } from './mcp-test-helpers.js'
 
 const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII='

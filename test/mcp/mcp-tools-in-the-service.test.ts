@@ -1,7 +1,7 @@
 // Pins MCP tools inside the service: listed by GET /v1/tools with their schema verbatim, run by POST /v1/runs, filtered by deny rules.
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMcpManager, type McpManager } from '../../src/mcp/mcp-manager.js'
+import { createMcpManager, type McpManager } from '../../src/mcp/client/mcp-manager.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { CLIENT_INFO, FIXTURE_SERVER, tempDir } from './mcp-test-helpers.js'
 

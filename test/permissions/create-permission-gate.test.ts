@@ -2,13 +2,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createPermissionGate } from '../../src/permissions/create-permission-gate.js'
-import { createPermissionContext, type ToolPermissionContext } from '../../src/permissions/permission-context.js'
 import type {
   PermissionAnswer,
   PermissionPrompt,
   PermissionPrompter,
 } from '../../src/permissions/permission-prompter.js'
 import { buildTool, deferToPermissionRules } from '../../src/tool/build-tool.js'
+import { createPermissionContext, type ToolPermissionContext } from '../../src/tool/permission-context.js'
 import { bashTool, createWorkspace, makeContext, type Workspace } from './permission-fixtures.js'
 
 let workspace: Workspace

@@ -7,7 +7,7 @@ import {
   createSessionPermissionContext,
   SessionPermissionError,
 } from '../../src/permissions/create-session-permission-context.js'
-import { effectivePermissionMode, updatePermissionContext } from '../../src/permissions/permission-context.js'
+import { effectivePermissionMode, updatePermissionContext } from '../../src/tool/permission-context.js'
 
 let root: string
 beforeAll(async () => {

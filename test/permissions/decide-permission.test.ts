@@ -1,9 +1,9 @@
 // Pins the rules engine: rule language, precedence, modes, hook opinions and paths, case by case.
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { PreToolUseOutcome } from '../../src/executor/hooks-port.js'
+import type { PreToolUseOutcome } from '../../src/executor/hook-runner.js'
 import { decidePermission } from '../../src/permissions/decide-permission.js'
-import { createPermissionContext, type PermissionMode } from '../../src/permissions/permission-context.js'
+import { createPermissionContext, type PermissionMode } from '../../src/tool/permission-context.js'
 import type { AnyTool } from '../../src/tool/tool.js'
 import {
   bashTool,

@@ -1,7 +1,7 @@
 // Pins pool filtering: only blanket deny rules and MCP server rules hide tools; content rules never do.
 import { describe, expect, it } from 'vitest'
 import { filterToolsByDenyRules, getDenyRuleForTool } from '../../src/permissions/filter-tools-by-deny-rules.js'
-import { createPermissionContext } from '../../src/permissions/permission-context.js'
+import { createPermissionContext } from '../../src/tool/permission-context.js'
 
 const tools = ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'mcp__srv__a', 'mcp__srv__b', 'mcp__other__a'].map((name) => ({
   name,

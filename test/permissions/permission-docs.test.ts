@@ -1,8 +1,8 @@
 // Pins docs/permissions.md against the code: every text is listed, and the example settings load.
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { parseSettings } from '../../src/config/settings-schema.js'
 import { permissionMessages } from '../../src/permissions/permission-messages.js'
-import { parseSettings } from '../../src/permissions/settings-schema.js'
 
 const docs = readFileSync(new URL('../../docs/permissions.md', import.meta.url), 'utf8')
 

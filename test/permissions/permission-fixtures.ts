@@ -2,10 +2,10 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import os from 'node:os'
 import path from 'node:path'
 import { z } from 'zod'
-import { createPermissionContext, type ToolPermissionContext } from '../../src/permissions/permission-context.js'
-import type { PermissionResult } from '../../src/permissions/permission-result.js'
 import type { BlobStore } from '../../src/results/blob-store.js'
 import { buildTool, deferToPermissionRules } from '../../src/tool/build-tool.js'
+import { createPermissionContext, type ToolPermissionContext } from '../../src/tool/permission-context.js'
+import type { PermissionResult } from '../../src/tool/permission-result.js'
 import type { AnyTool, ToolUseContext } from '../../src/tool/tool.js'
 
 const READ_ONLY_COMMANDS = new Set(['ls', 'cat', 'echo', 'pwd', 'head'])

@@ -1,6 +1,5 @@
 // Pins the rule syntax: names, content, escapes, whole-tool forms and the errors that name a bad rule.
 import { describe, expect, it } from 'vitest'
-import { createPermissionContext } from '../../src/permissions/permission-context.js'
 import {
   findInvalidRules,
   formatPermissionRule,
@@ -8,6 +7,7 @@ import {
   PermissionRuleSyntaxError,
   parsePermissionRule,
 } from '../../src/permissions/permission-rule.js'
+import { createPermissionContext } from '../../src/tool/permission-context.js'
 
 describe('parsePermissionRule', () => {
   it.each([

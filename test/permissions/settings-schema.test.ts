@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadSettings, parseSettings, SettingsError } from '../../src/permissions/settings-schema.js'
+import { loadSettings, parseSettings, SettingsError } from '../../src/config/settings-schema.js'
 
 let directory: string
 beforeAll(async () => {

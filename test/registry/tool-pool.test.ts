@@ -2,10 +2,10 @@
 // two-group pool with built-ins winning name clashes, and the API serialisation.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { createPermissionContext } from '../../src/permissions/permission-context.js'
 import { assembleToolPool, getTools } from '../../src/registry/assemble-tool-pool.js'
-import { toApiToolDefinitions } from '../../src/registry/to-api-definition.js'
 import { buildTool } from '../../src/tool/build-tool.js'
+import { createPermissionContext } from '../../src/tool/permission-context.js'
+import { toApiToolDefinitions } from '../../src/tool/to-api-definition.js'
 import type { AnyTool } from '../../src/tool/tool.js'
 
 const make = (name: string, extra: Partial<AnyTool> = {}): AnyTool =>

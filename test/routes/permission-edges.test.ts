@@ -2,8 +2,8 @@
 // before run.completed, so nothing follows run.completed and the ask cannot be answered late.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { REJECT_MESSAGE } from '../../src/executor/tool-error-messages.js'
-import type { RunEvent } from '../../src/runs/run-event.js'
+import type { RunEvent } from '../../src/events/run-event.js'
+import { REJECT_MESSAGE } from '../../src/messages/tool-error-messages.js'
 import { buildTool, deferToPermissionRules } from '../../src/tool/build-tool.js'
 import { buildTestApp } from '../helpers/build-test-app.js'
 import { runCompleted } from '../helpers/run-completion.js'

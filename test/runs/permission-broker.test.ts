@@ -1,8 +1,8 @@
 // Pins the permission broker: an ask becomes permission.requested, the first answer wins and is
 // announced with permission.resolved, timeouts and "nobody to ask" resolve without events.
 import { describe, expect, it } from 'vitest'
+import type { RunEventBody } from '../../src/events/run-event.js'
 import { createPermissionBroker } from '../../src/runs/permission-broker.js'
-import type { RunEventBody } from '../../src/runs/run-event.js'
 
 const prompt = { toolUseId: 't1', tool: 'Write', input: { file_path: '/w/x' }, message: 'Write wants to change /w/x' }
 

@@ -4,11 +4,11 @@ import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { updatePermissionContext } from '../../src/permissions/permission-context.js'
-import type { PermissionsSettings } from '../../src/permissions/settings-schema.js'
+import type { PermissionsSettings } from '../../src/permissions/permissions-settings-schema.js'
 import { createFileBlobStore } from '../../src/results/file-blob-store.js'
 import { createSessionService } from '../../src/sessions/session-service.js'
 import { createMemorySessionStore } from '../../src/stores/memory-session-store.js'
+import { updatePermissionContext } from '../../src/tool/permission-context.js'
 
 let root: string
 beforeEach(async () => {

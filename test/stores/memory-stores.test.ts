@@ -1,8 +1,7 @@
 // Pins the in-memory stores behind the store interfaces: gap-free event subscriptions, bounded and
 // expiring runs, atomic idempotency claims, one run per session, and the sweep that ties them.
 import { describe, expect, it } from 'vitest'
-import { createPermissionContext } from '../../src/permissions/permission-context.js'
-import type { RunEvent } from '../../src/runs/run-event.js'
+import type { RunEvent } from '../../src/events/run-event.js'
 import { createMemoryEventStore } from '../../src/stores/memory-event-store.js'
 import { createMemoryIdempotencyStore } from '../../src/stores/memory-idempotency-store.js'
 import { createMemoryRunStore } from '../../src/stores/memory-run-store.js'
@@ -10,6 +9,7 @@ import { createMemorySessionStore } from '../../src/stores/memory-session-store.
 import type { RunRecord } from '../../src/stores/run-store.js'
 import type { SessionRecord } from '../../src/stores/session-store.js'
 import { createMemoryStores, sweepStores } from '../../src/stores/stores.js'
+import { createPermissionContext } from '../../src/tool/permission-context.js'
 
 const run = (runId: string, extra: Partial<RunRecord> = {}): RunRecord => ({
   runId,

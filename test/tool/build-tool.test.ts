@@ -2,7 +2,8 @@
 // definitions fail when built, not when called.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { buildTool, findToolByName, ToolDefinitionError } from '../../src/tool/build-tool.js'
+import { buildTool, ToolDefinitionError } from '../../src/tool/build-tool.js'
+import { findToolByName } from '../../src/tool/find-tool.js'
 
 const minimal = {
   name: 'Minimal',

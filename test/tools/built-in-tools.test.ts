@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { createPermissionContext } from '../../src/permissions/permission-context.js'
+import { createPermissionContext } from '../../src/tool/permission-context.js'
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js'
 
 const tools = createBuiltInTools()

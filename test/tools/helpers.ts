@@ -3,8 +3,8 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { AssistantMessage } from '../../src/messages/content-blocks.js'
-import { createPermissionContext } from '../../src/permissions/permission-context.js'
 import { createFileBlobStore } from '../../src/results/file-blob-store.js'
+import { createPermissionContext } from '../../src/tool/permission-context.js'
 import type { AnyTool, CanUseToolFn, ToolEnvironment, ToolUseContext } from '../../src/tool/tool.js'
 
 export type TestWorkspace = {

@@ -1,29 +1,15 @@
 import { z } from 'zod'
+import { ToolResultBlockSchema, ToolUseBlockSchema } from '../../../src/messages/content-blocks.js'
 
-/** Messages API blocks, exactly: response serialisation strips anything the API would reject. */
-export const ToolUseBlockSchema = z
-  .object({
-    type: z.literal('tool_use'),
-    id: z.string().min(1).max(256),
-    name: z.string().min(1).max(256),
-    input: z.unknown().describe('The tool input; validated against the tool schema when the call runs'),
-  })
-  .meta({ id: 'ToolUseBlock' })
-
-const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() })
-const ImageBlockSchema = z.object({
-  type: z.literal('image'),
-  source: z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
+// Registered, not copied with .meta(): the run-event schema in src/events holds this very instance,
+// so the OpenAPI document refers to one ToolResultBlock component everywhere.
+ToolUseBlockSchema.register(z.globalRegistry, { id: 'ToolUseBlock' })
+ToolResultBlockSchema.register(z.globalRegistry, {
+  id: 'ToolResultBlock',
+  description: 'A Messages API tool_result block; forward it unchanged',
 })
 
-export const ToolResultBlockSchema = z
-  .object({
-    type: z.literal('tool_result'),
-    tool_use_id: z.string(),
-    content: z.union([z.string(), z.array(z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema]))]),
-    is_error: z.literal(true).optional(),
-  })
-  .meta({ id: 'ToolResultBlock', description: 'A Messages API tool_result block; forward it unchanged' })
+export { ToolResultBlockSchema, ToolUseBlockSchema }
 
 /** Assistant content: tool_use blocks are checked; other blocks (text, thinking, …) pass through. */
 const ContentBlockSchema = z.looseObject({ type: z.string() }).superRefine((block, context) => {

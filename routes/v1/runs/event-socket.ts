@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { WebSocket } from 'ws'
-import { errorFrame } from '../../../src/runs/client-frames.js'
-import type { RunEvent } from '../../../src/runs/run-event.js'
+import type { RunEvent } from '../../../src/events/run-event.js'
+import { handleFramesInOrder } from '../frame-loop.js'
+import { errorFrame, type RawFrame } from '../frames.js'
 
 // A subscriber this far behind is cut off; it reconnects with ?after= and misses nothing.
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
@@ -10,7 +11,7 @@ export type EventSocketOptions = {
   /** `onEnd`: the run is over and nothing more will come (a replay that starts past run.completed). */
   subscribe: (listener: (event: RunEvent) => void, onEnd: () => void) => Promise<() => void>
   /** Handles one client frame; a throw becomes an `error` frame and the socket stays open. */
-  onFrame: (raw: Buffer | ArrayBuffer | Buffer[]) => Promise<void>
+  onFrame: (raw: RawFrame) => Promise<void>
   log: FastifyBaseLogger
   onClose?: () => void
 }
@@ -23,16 +24,7 @@ export function serveEventSocket(socket: WebSocket, options: EventSocketOptions)
   let unsubscribe: (() => void) | undefined
   let closed = false
 
-  // One frame at a time, in arrival order: answers (and error frames) come back in that order too.
-  let queue = Promise.resolve()
-  socket.on('message', (raw) => {
-    queue = queue
-      .then(() => options.onFrame(raw))
-      .catch((error: unknown) => {
-        if (errorFrame(error).code === 'internal_error') options.log.error({ err: error }, 'websocket frame failed')
-        send(errorFrame(error))
-      })
-  })
+  handleFramesInOrder(socket, { onFrame: options.onFrame, send, log: options.log, failure: 'websocket frame failed' })
   socket.on('close', () => {
     closed = true
     unsubscribe?.()

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { RunEvent } from '../../../src/runs/run-event.js'
+import type { RunEvent } from '../../../src/events/run-event.js'
 
 const HEARTBEAT_MS = 15_000
 

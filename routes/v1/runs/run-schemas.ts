@@ -1,25 +1,12 @@
 import { z } from 'zod'
+import { RunStatusSchema } from '../../../src/events/run-event.js'
+import { RunRequestOptionsShape } from '../../../src/runs/run-request-options.js'
 import { AssistantMessageSchema, ToolResultBlockSchema, ToolUseBlockSchema } from './content-schemas.js'
-
-const positiveInteger = z.number().int().min(1)
 
 /** Options shared by POST /v1/runs and the `run.start` frame of /v1/stream. */
 export const RunOptionsShape = {
   session_id: z.string().min(1).optional().describe('Run in this session; omitted: a fresh session of defaults'),
-  max_concurrency: positiveInteger.optional().describe('Lower the operator cap on calls executing at once'),
-  timeout_ms: positiveInteger.optional().describe('Deadline for the whole run'),
-  call_timeout_ms: positiveInteger.optional().describe("Per-call deadline overriding each tool's default"),
-  cancel_on_error: z
-    .enum(['bash', 'any', 'none'])
-    .optional()
-    .describe('Which errors cancel the unfinished sibling calls (default bash)'),
-  max_result_chars: positiveInteger.optional().describe('Budget for all results of the run together'),
-  permission_timeout_ms: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe('How long a permission ask waits for an answer; wait:true runs deny at once without it'),
+  ...RunRequestOptionsShape,
 }
 
 export const CreateRunBodySchema = z
@@ -34,8 +21,6 @@ export const CreateRunBodySchema = z
 export const IdempotencyHeadersSchema = z.object({
   'idempotency-key': z.string().min(1).max(255).optional().describe('Retry-safe key: same key and body, same run'),
 })
-
-export const RunStatusSchema = z.enum(['running', 'completed', 'cancelled'])
 
 export const BlobReferenceSchema = z
   .object({ tool_use_id: z.string(), blob_id: z.string(), url: z.string(), size: z.number().int() })

@@ -1,4 +1,4 @@
-import type { BlobInfo } from '../../../src/executor/run-executor-types.js'
+import type { BlobInfo } from '../../../src/results/blob-store.js'
 import type { RunRecord } from '../../../src/stores/run-store.js'
 
 export const eventsUrl = (runId: string) => `/v1/runs/${runId}/events`

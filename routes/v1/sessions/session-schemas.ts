@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { PERMISSION_MODES } from '../../../src/permissions/permission-context.js'
+import { PERMISSION_MODES } from '../../../src/tool/permission-context.js'
 
 const RulesSchema = z.array(z.string().min(1).max(1000)).max(1000)
 

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { ApiError } from '../../../src/errors/api-error.js'
-import { decodeFrame, errorFrame } from '../../../src/runs/client-frames.js'
-import { createStreamInput, type StreamFrame } from '../../../src/runs/stream-input.js'
+import { StreamFrameSchema } from '../../../src/runs/stream-frame.js'
+import { createStreamInput } from '../../../src/runs/stream-input.js'
 import { problemResponses } from '../../responses.js'
-import { StreamFrameSchema } from './stream-frame-schema.js'
+import { handleFramesInOrder } from '../frame-loop.js'
+import { decodeFrame } from '../frames.js'
 
 /** GET /v1/stream: a WebSocket that takes tool_use blocks while the model is still producing them. */
 export const streamRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -40,18 +41,15 @@ export const streamRoutes: FastifyPluginAsyncZod = async (app) => {
       })
       app.metrics.subscriberOpened('stream')
       // Frames are handled strictly in order: a block must not overtake the run.start before it.
-      let queue = Promise.resolve()
-      socket.on('message', (raw) => {
-        queue = queue
-          .then(() => input.handle(decodeFrame(raw, StreamFrameSchema, app.config.maxFrameBytes) as StreamFrame))
-          .catch((error: unknown) => {
-            if (errorFrame(error).code === 'internal_error') request.log.error({ err: error }, 'stream frame failed')
-            send(errorFrame(error))
-          })
+      const frames = handleFramesInOrder(socket, {
+        onFrame: (raw) => input.handle(decodeFrame(raw, StreamFrameSchema, app.config.maxFrameBytes)),
+        send,
+        log: request.log,
+        failure: 'stream frame failed',
       })
       socket.on('close', () => {
         app.metrics.subscriberClosed('stream')
-        queue = queue.then(() => input.close())
+        frames.after(() => input.close())
       })
     },
   })

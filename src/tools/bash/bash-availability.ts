@@ -1,4 +1,4 @@
-import { ConfigError } from '../../config/config-error.js'
+import { ConfigError } from '../../errors/config-error.js'
 import type { Tools } from '../../tool/tool.js'
 import { BASH_TOOL_NAME } from './bash-limits.js'
 import { BWRAP_COMMAND, detectSandbox, type SandboxMode } from './sandbox.js'

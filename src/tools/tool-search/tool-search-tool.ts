@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { isDeferred, toApiToolDefinition } from '../../registry/to-api-definition.js'
 import { buildTool } from '../../tool/build-tool.js'
+import { isDeferred, toApiToolDefinition } from '../../tool/to-api-definition.js'
 import { searchTools } from './search-tools.js'
 
 export const TOOL_SEARCH_TOOL_NAME = 'ToolSearch'

@@ -1,7 +1,7 @@
 // Pins the Bash availability rule: Bash is left out only with several tenants and no sandbox, and
 // an explicit TOOLEXEC_SANDBOX=bwrap that cannot work is a ConfigError naming the variable.
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../../../src/config/config-error.js'
+import { ConfigError } from '../../../src/errors/config-error.js'
 import { detectBashAvailability, dropBashIfUnavailable } from '../../../src/tools/bash/bash-availability.js'
 import { BashTool } from '../../../src/tools/bash/bash-tool.js'
 import { ReadTool } from '../../../src/tools/read/read-tool.js'

@@ -1,14 +1,17 @@
 import { z } from 'zod'
-import { PermissionResponseFrameSchema, RunCancelFrameSchema } from '../../../src/runs/client-frames.js'
-import { ToolUseBlockSchema } from '../runs/content-schemas.js'
-import { RunOptionsShape } from '../runs/run-schemas.js'
+import { ToolUseBlockSchema } from '../messages/content-blocks.js'
+import { PermissionResponseFrameSchema, RunCancelFrameSchema } from './control-frame.js'
+import { RunRequestOptionsShape } from './run-request-options.js'
 
 const index = z.number().int().min(0)
 const LooseBlockSchema = z.looseObject({ type: z.string() })
 
-/** Frames a /v1/stream client sends: control frames, tool_use blocks, or raw Messages stream events. */
+/**
+ * Frames a /v1/stream client sends: control frames, tool_use blocks, or raw Messages stream
+ * events. The one source of `StreamFrame`, which createStreamInput (stream-input.ts) handles.
+ */
 export const StreamFrameSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('run.start'), ...RunOptionsShape }),
+  z.object({ type: z.literal('run.start'), session_id: z.string().min(1).optional(), ...RunRequestOptionsShape }),
   z.object({ type: z.literal('tool_use'), tool_use: ToolUseBlockSchema }),
   z.object({ type: z.literal('input.end') }),
   RunCancelFrameSchema,
@@ -29,3 +32,6 @@ export const StreamFrameSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('ping') }),
   z.looseObject({ type: z.literal('error') }),
 ])
+
+/** Every frame a /v1/stream client may send, already decoded. */
+export type StreamFrame = z.infer<typeof StreamFrameSchema>

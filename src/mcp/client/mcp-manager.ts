@@ -1,5 +1,5 @@
-import { type Logger, SILENT_LOGGER } from '../logging/logger.js'
-import type { AnyTool } from '../tool/tool.js'
+import { type Logger, SILENT_LOGGER } from '../../logging/logger.js'
+import type { AnyTool } from '../../tool/tool.js'
 import { type Environment, expandServerConfig } from './expand-env-vars.js'
 import type { CallTimeouts } from './mcp-errors.js'
 import { createServerConnection, type ServerConnection } from './mcp-server-connection.js'

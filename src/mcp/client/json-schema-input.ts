@@ -2,7 +2,7 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv'
 import { Ajv2019 } from 'ajv/dist/2019.js'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { z } from 'zod'
-import type { AnyObjectSchema } from '../tool/tool.js'
+import type { AnyObjectSchema } from '../../tool/tool.js'
 import { ajvErrorsToIssues } from './ajv-issues.js'
 
 const AJV_OPTIONS: Options = {

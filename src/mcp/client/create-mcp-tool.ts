@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js'
-import { buildTool, deferToPermissionRules } from '../tool/build-tool.js'
-import type { AnyTool, ToolCallProgress } from '../tool/tool.js'
+import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
+import type { AnyTool, ToolCallProgress } from '../../tool/tool.js'
 import { createJsonSchemaInput } from './json-schema-input.js'
 import { mapMcpResult } from './map-mcp-result.js'
 import { mcpToolName } from './mcp-tool-name.js'

@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import type { RunEvent } from './run-event.js'
+import type { RunEvent } from '../events/run-event.js'
 
 export type SubscriberTransport = 'websocket' | 'sse' | 'stream'
 

@@ -1,6 +1,6 @@
-import type { AnyTool } from '../tool/tool.js'
+import { wrapToolUseError } from '../messages/tool-error-messages.js'
 import { formatValidationIssues } from './format-validation-error.js'
-import { wrapToolUseError } from './tool-error-messages.js'
+import type { AnyTool } from './tool.js'
 
 export type ParsedInput = { ok: true; data: { [key: string]: unknown } } | { ok: false; message: string }
 

@@ -1,15 +1,15 @@
-import { findToolByName } from '../tool/build-tool.js'
+import { noSuchToolMessage } from '../messages/tool-error-messages.js'
+import { findToolByName } from '../tool/find-tool.js'
+import { parseToolInput } from '../tool/parse-tool-input.js'
 import type { Tools } from '../tool/tool.js'
-import { parseToolInput } from './parse-tool-input.js'
-import { noSuchToolMessage } from './tool-error-messages.js'
 import { isCallConcurrencySafe, type TrackedCall } from './tracked-call.js'
 
 /**
- * Steps 1 and 3 at queue time: find the tool and parse the input, which also decides whether the
- * call is concurrency-safe. Returns the error text when the call cannot run at all (unknown tool,
+ * Steps 1 and 3 of call-pipeline.ts, run at queue time: find the tool and parse the input,
+ * which also decides whether the call is concurrency-safe. Returns the error text when the call cannot run at all (unknown tool,
  * invalid input): such calls count as unsafe and get their result at once.
  */
-export function classifyCall(call: TrackedCall, tools: Tools): string | undefined {
+export function admitCall(call: TrackedCall, tools: Tools): string | undefined {
   const tool = findToolByName(tools, call.block.name)
   if (!tool) return noSuchToolMessage(call.block.name)
   call.tool = tool

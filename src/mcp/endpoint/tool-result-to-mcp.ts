@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import type { ToolResultBlock } from '../messages/content-blocks.js'
+import type { ToolResultBlock } from '../../messages/content-blocks.js'
 
 export type McpProgressParams = { progress: number; total?: number; message?: string }
 

@@ -1,11 +1,11 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { isApiError } from '../errors/api-error.js'
-import type { Logger } from '../logging/logger.js'
-import type { ToolUseBlock } from '../messages/content-blocks.js'
-import { type InputLimits, prepareRunInput } from '../runs/run-input.js'
-import type { RunManager } from '../runs/run-manager.js'
-import type { ToolPool } from '../runs/tool-pool.js'
-import type { SessionService } from '../sessions/session-service.js'
+import { isApiError } from '../../errors/api-error.js'
+import type { Logger } from '../../logging/logger.js'
+import type { ToolUseBlock } from '../../messages/content-blocks.js'
+import type { ToolPool } from '../../registry/tool-pool.js'
+import { type InputLimits, prepareRunInput } from '../../runs/run-input.js'
+import type { RunManager } from '../../runs/run-manager.js'
+import type { SessionService } from '../../sessions/session-service.js'
 import type { ToolexecMcpBackend, ToolexecMcpCallOutcome } from './create-toolexec-mcp-server.js'
 
 export type EndpointDependencies = {

@@ -1,6 +1,6 @@
-import type { SessionContext } from '../executor/run-executor-types.js'
-import type { ToolPermissionContext } from '../permissions/permission-context.js'
-import type { ApiToolDefinition } from '../registry/to-api-definition.js'
+import type { SessionContext } from '../executor/session-context.js'
+import type { ToolPermissionContext } from '../tool/permission-context.js'
+import type { ApiToolDefinition } from '../tool/to-api-definition.js'
 import type { AnyTool, Tools } from '../tool/tool.js'
 
 export type ToolPoolOptions = {

@@ -6,8 +6,8 @@ import {
   type Tool as McpToolDefinition,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { Logger } from '../logging/logger.js'
-import type { AnyTool } from '../tool/tool.js'
+import type { Logger } from '../../logging/logger.js'
+import type { AnyTool } from '../../tool/tool.js'
 import { callServerTool } from './call-server-tool.js'
 import { createChangeSignal } from './change-signal.js'
 import type { McpCallOptions, McpToolCaller } from './create-mcp-tool.js'

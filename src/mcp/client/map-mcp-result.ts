@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { CallToolResult, ContentBlock, EmbeddedResource, ResourceLink } from '@modelcontextprotocol/sdk/types.js'
-import type { ResultContentBlock } from '../messages/content-blocks.js'
-import type { MappedToolResult } from '../tool/tool.js'
+import type { ResultContentBlock } from '../../messages/content-blocks.js'
+import type { MappedToolResult } from '../../tool/tool.js'
 
 /** The image types the Messages API accepts; anything else would make the next API call fail. */
 const API_IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])

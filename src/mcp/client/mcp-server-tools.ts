@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js'
-import type { Logger } from '../logging/logger.js'
-import type { AnyTool } from '../tool/tool.js'
+import type { Logger } from '../../logging/logger.js'
+import type { AnyTool } from '../../tool/tool.js'
 import { createMcpTool, type McpToolCaller } from './create-mcp-tool.js'
 import { API_TOOL_NAME_PATTERN, mcpToolName } from './mcp-tool-name.js'
 

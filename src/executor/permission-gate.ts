@@ -1,6 +1,6 @@
-import type { PermissionDecision } from '../permissions/permission-result.js'
+import type { PermissionDecision } from '../tool/permission-result.js'
 import type { AnyTool, ToolUseContext } from '../tool/tool.js'
-import type { PreToolUseOutcome } from './hooks-port.js'
+import type { PreToolUseOutcome } from './hook-runner.js'
 
 export type PermissionRequest = {
   tool: AnyTool

@@ -1,10 +1,10 @@
 import { contentLength, toolResult } from '../messages/content-blocks.js'
+import { pipelineFaultMessage } from '../messages/tool-error-messages.js'
 import type { BlobStore } from '../results/blob-store.js'
 import { processToolResult } from '../results/process-tool-result.js'
 import { resultBlobId } from '../results/result-blob-id.js'
 import { persistenceThreshold } from '../results/result-threshold.js'
 import { applyRunBudget } from '../results/run-result-budget.js'
-import { pipelineFaultMessage } from './tool-error-messages.js'
 import type { TrackedCall } from './tracked-call.js'
 
 type ResultStageOptions = { runId: string; tenant: string; blobs: BlobStore; budget: number }
@@ -20,7 +20,6 @@ export function applyToolThreshold(call: TrackedCall, options: ResultStageOption
   if (call.tool && !outcome.isError && !outcome.blob && length > 0 && length <= persistenceThreshold(call.tool)) {
     // The common case needs no blob id, no store and no await.
     call.result = raw
-    call.budgetExempt = persistenceThreshold(call.tool) === Number.POSITIVE_INFINITY
     return undefined
   }
   return storeOrFail(call, options)
@@ -33,7 +32,6 @@ async function storeOrFail(call: TrackedCall, options: ResultStageOptions): Prom
     // A blob that cannot be written must not cost the call its result.
     const message = `the result could not be stored: ${error instanceof Error ? error.message : String(error)}`
     call.result = toolResult(call.block.id, pipelineFaultMessage(call.tool?.name ?? call.block.name, message), true)
-    call.budgetExempt = true
   }
 }
 
@@ -44,7 +42,6 @@ async function thresholdOrThrow(call: TrackedCall, options: ResultStageOptions):
   if (outcome.blob || !call.tool || outcome.isError) {
     call.result = raw
     call.blob = outcome.blob
-    call.budgetExempt = true
     return
   }
   const threshold = persistenceThreshold(call.tool)
@@ -58,7 +55,6 @@ async function thresholdOrThrow(call: TrackedCall, options: ResultStageOptions):
   })
   call.result = processed.block
   call.blob = processed.blob
-  call.budgetExempt = threshold === Number.POSITIVE_INFINITY || processed.blob !== undefined
 }
 
 /**

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import type { BlobInfo } from '../executor/run-executor-types.js'
-import type { ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
-import type { ApiToolDefinition } from '../registry/to-api-definition.js'
+import type { ToolResultBlock, ToolUseBlock } from '../../messages/content-blocks.js'
+import type { BlobInfo } from '../../results/blob-store.js'
+import type { ApiToolDefinition } from '../../tool/to-api-definition.js'
 import { toMcpProgress, toolResultToMcp } from './tool-result-to-mcp.js'
 
 export type ToolexecMcpCallOutcome = { runId: string; result: ToolResultBlock; blobs: readonly BlobInfo[] }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import { ApiError } from '../errors/api-error.js'
-import { DEFAULT_TENANT } from '../sessions/tenant-workspace.js'
+import type { ApiKey } from './api-key.js'
+import { DEFAULT_TENANT } from './default-tenant.js'
 import { isLoopbackHost } from './is-loopback-host.js'
-import type { ApiKey } from './parse-api-keys.js'
 
 export type Credentials = {
   authorization: string | undefined

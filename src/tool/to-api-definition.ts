@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { AnyTool, PromptOptions } from '../tool/tool.js'
+import type { AnyTool, PromptOptions } from './tool.js'
 
 /** A tool as the Anthropic Messages API takes it in `tools`. */
 export type ApiToolDefinition = {

@@ -1,0 +1,2 @@
+/** The tenant name used when authentication is off. */
+export const DEFAULT_TENANT = 'default'

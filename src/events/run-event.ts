@@ -1,0 +1,48 @@
+import { z } from 'zod'
+import { ToolResultBlockSchema } from '../messages/content-blocks.js'
+
+export const RunStatusSchema = z.enum(['running', 'completed', 'cancelled'])
+export type RunStatus = z.infer<typeof RunStatusSchema>
+
+/**
+ * Event bodies as the engine emits them (docs/events.md): the one source of the event shapes.
+ * The run layer stamps `seq`, `run_id` and `ts`; routes/ adds only that stamp and OpenAPI metadata.
+ */
+export const RunEventBodySchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('run.started'), tool_use_ids: z.array(z.string()) }),
+  z.object({
+    type: z.literal('tool.queued'),
+    tool_use_id: z.string(),
+    name: z.string(),
+    concurrency_safe: z.boolean(),
+  }),
+  z.object({ type: z.literal('tool.started'), tool_use_id: z.string() }),
+  z.object({ type: z.literal('tool.progress'), tool_use_id: z.string(), data: z.unknown() }),
+  z.object({
+    type: z.literal('tool.completed'),
+    tool_use_id: z.string(),
+    is_error: z.boolean(),
+    duration_ms: z.number(),
+  }),
+  z.object({
+    type: z.literal('tool.result'),
+    tool_use_id: z.string(),
+    result: ToolResultBlockSchema,
+    blob_id: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('permission.requested'),
+    request_id: z.string(),
+    tool_use_id: z.string(),
+    tool: z.string(),
+    input: z.unknown(),
+    message: z.string(),
+  }),
+  z.object({ type: z.literal('permission.resolved'), request_id: z.string(), decision: z.enum(['allow', 'deny']) }),
+  z.object({ type: z.literal('run.completed'), status: RunStatusSchema.exclude(['running']) }),
+])
+export type RunEventBody = z.infer<typeof RunEventBodySchema>
+
+export type RunEventType = RunEventBody['type']
+
+export type RunEvent = RunEventBody & { seq: number; run_id: string; ts: string }

@@ -1,0 +1,12 @@
+/** Whether `name` is the tool's name or one of its aliases (kept so old transcripts still resolve). */
+export function toolMatchesName(tool: { name: string; aliases?: readonly string[] }, name: string): boolean {
+  return tool.name === name || (tool.aliases?.includes(name) ?? false)
+}
+
+/** The lookup stage of a call: the first tool in the pool answering to `name`. */
+export function findToolByName<T extends { name: string; aliases?: readonly string[] }>(
+  tools: readonly T[],
+  name: string,
+): T | undefined {
+  return tools.find((tool) => toolMatchesName(tool, name))
+}
