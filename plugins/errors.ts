@@ -21,7 +21,7 @@ export const errorsPlugin = fp(
   { name: 'errors', dependencies: ['config'] },
 )
 
-export function sendProblem(reply: FastifyReply, error: ApiError) {
+function sendProblem(reply: FastifyReply, error: ApiError) {
   if (error.status === 401) reply.header('www-authenticate', 'Bearer')
   // Pre-serialised: a route's response schema for this status must not reshape the problem.
   return reply

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { ERROR_CODES, type ErrorCode } from '../src/errors/error-catalogue.js'
 import { PROBLEM_CONTENT_TYPE } from '../src/errors/problem.js'
 
-export const ProblemSchema = z
+const ProblemSchema = z
   .object({
     type: z.string().describe('urn:toolexec:error:<code>'),
     title: z.string(),

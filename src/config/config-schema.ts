@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SANDBOX_MODES } from '../tools/bash/sandbox-mode.js'
 
 const SECOND = 1000
 const MINUTE = 60 * SECOND
@@ -11,9 +12,7 @@ const count = (fallback: number) => z.coerce.number().int().min(1).default(fallb
 /** CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY when unset or not a positive integer (load-config.ts). */
 export const DEFAULT_MAX_CONCURRENCY = 10
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
-export const SANDBOX_MODES = ['auto', 'bwrap', 'off'] as const
-export type SandboxMode = (typeof SANDBOX_MODES)[number]
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 /**
  * Every environment variable the service reads, with its default. Values arrive as strings;
@@ -47,5 +46,3 @@ export const EnvSchema = z.object({
   TOOLEXEC_PERMISSION_TIMEOUT_MS: milliseconds(MINUTE),
   TOOLEXEC_MAX_RESULT_CHARS: count(200_000),
 })
-
-export type Env = z.infer<typeof EnvSchema>

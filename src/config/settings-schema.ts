@@ -4,7 +4,7 @@ import { HooksConfigSchema } from '../hooks/hooks-config-schema.js'
 import { PermissionsSettingsSchema } from '../permissions/permissions-settings-schema.js'
 
 /** The operator settings file named by TOOLEXEC_SETTINGS. Unknown keys are errors (typos). */
-export const SettingsSchema = z.strictObject({
+const SettingsSchema = z.strictObject({
   $schema: z.string().optional(),
   permissions: PermissionsSettingsSchema.optional(),
   hooks: HooksConfigSchema.optional(),

@@ -43,6 +43,4 @@ export const RunEventBodySchema = z.discriminatedUnion('type', [
 ])
 export type RunEventBody = z.infer<typeof RunEventBodySchema>
 
-export type RunEventType = RunEventBody['type']
-
 export type RunEvent = RunEventBody & { seq: number; run_id: string; ts: string }

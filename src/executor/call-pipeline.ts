@@ -8,7 +8,14 @@ import {
 } from '../messages/tool-error-messages.js'
 import type { BlobRef } from '../results/blob-store.js'
 import { observableCopy, parseToolInput, stripInternalKeys } from '../tool/parse-tool-input.js'
-import type { AnyTool, CanUseToolFn, ContextModifier, ToolProgressData, ToolUseContext } from '../tool/tool.js'
+import type {
+  AnyTool,
+  CanUseToolFn,
+  ContextModifier,
+  ToolCallError,
+  ToolProgressData,
+  ToolUseContext,
+} from '../tool/tool.js'
 import { formatThrownError } from './format-thrown-error.js'
 import { type HookRunner, NO_HOOKS, type PostToolUseOutcome, type PreToolUseOutcome } from './hook-runner.js'
 import type { PermissionGate } from './permission-gate.js'
@@ -58,11 +65,9 @@ async function revalidate(tool: AnyTool, input: unknown, context: ToolUseContext
 }
 
 /** A tool that stored its output before failing (Bash spills) says so on the error it throws. */
+/** A tool that stored its output before failing says so on the error (see ToolCallError). */
 function blobOf(error: unknown): BlobRef | undefined {
-  const blob = (error as { blob?: Partial<BlobRef> } | null)?.blob
-  return typeof blob?.blobId === 'string' && typeof blob.path === 'string' && typeof blob.size === 'number'
-    ? (blob as BlobRef)
-    : undefined
+  return error instanceof Error ? (error as ToolCallError).blob : undefined
 }
 
 /** What post hooks tell the model: their context, and the reason when one blocked (exit 2). */

@@ -4,7 +4,7 @@ const MAX_ERROR_CHARS = 10_000
 const KEPT_EACH_END = 5_000
 
 /** Keeps both ends of a long error: the command line and the final failure are both useful. */
-export function truncateMiddle(text: string): string {
+function truncateMiddle(text: string): string {
   if (text.length <= MAX_ERROR_CHARS) return text
   const dropped = text.length - 2 * KEPT_EACH_END
   return `${text.slice(0, KEPT_EACH_END)}\n\n... [${dropped} characters truncated] ...\n\n${text.slice(-KEPT_EACH_END)}`

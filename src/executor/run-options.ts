@@ -1,5 +1,5 @@
 /** Which errors cancel the other unfinished calls of the same run. */
-export type CancelOnError = 'bash' | 'any' | 'none'
+type CancelOnError = 'bash' | 'any' | 'none'
 
 export type CancelMode = 'cancel' | 'interrupt'
 
@@ -14,5 +14,3 @@ export type RunOptions = {
   /** Per-run budget for all results together (the "per-message" budget). */
   maxResultChars: number
 }
-
-export const DEFAULT_MAX_RESULT_CHARS = 200_000

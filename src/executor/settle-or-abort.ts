@@ -1,5 +1,5 @@
 /** How long an aborted call may take to wind down (kill its processes) before its slot is freed. */
-export const ABORT_GRACE_MS = 5_000
+const ABORT_GRACE_MS = 5_000
 
 function delay(ms: number): Promise<undefined> {
   return new Promise((resolve) => {

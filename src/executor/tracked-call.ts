@@ -4,7 +4,7 @@ import type { AnyTool } from '../tool/tool.js'
 import type { CallOutcome } from './call-pipeline.js'
 
 /** queued → executing → completed → yielded (SPEC §6); `completed` means the outcome is known. */
-export type CallStatus = 'queued' | 'executing' | 'completed' | 'yielded'
+type CallStatus = 'queued' | 'executing' | 'completed' | 'yielded'
 
 export type TrackedCall = {
   readonly index: number

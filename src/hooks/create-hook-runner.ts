@@ -22,7 +22,7 @@ type Input = { [key: string]: unknown }
 type Group = { matches: (toolName: string) => boolean; hooks: readonly HookDefinition[] }
 type Extra = { tool_response?: unknown; error?: string }
 
-export const DEFAULT_HOOK_TIMEOUT_MS = 60_000
+const DEFAULT_HOOK_TIMEOUT_MS = 60_000
 
 function describeHook(hook: HookDefinition): string {
   return hook.type === 'command' ? `command: ${hook.command.slice(0, 200)}` : `http: ${hook.url}`

@@ -4,15 +4,14 @@ import { hookMatcherError } from './hook-matcher.js'
 /** Seconds, like Claude Code's settings; the runner's default is 60. */
 const TimeoutSchema = z.number().positive().max(3600).optional()
 
-export const CommandHookSchema = z.strictObject({
+const CommandHookSchema = z.strictObject({
   type: z.literal('command'),
   /** Run with `sh -c` in the session cwd; the event JSON arrives on stdin. */
   command: z.string().min(1),
   timeout: TimeoutSchema,
 })
-export type CommandHook = z.infer<typeof CommandHookSchema>
 
-export const HttpHookSchema = z.strictObject({
+const HttpHookSchema = z.strictObject({
   type: z.literal('http'),
   url: z.url({ protocol: /^https?$/ }),
   /** `$NAME` / `${NAME}` in values are replaced for names listed in `allowedEnvVars` only. */
@@ -22,10 +21,10 @@ export const HttpHookSchema = z.strictObject({
 })
 export type HttpHook = z.infer<typeof HttpHookSchema>
 
-export const HookDefinitionSchema = z.discriminatedUnion('type', [CommandHookSchema, HttpHookSchema])
+const HookDefinitionSchema = z.discriminatedUnion('type', [CommandHookSchema, HttpHookSchema])
 export type HookDefinition = z.infer<typeof HookDefinitionSchema>
 
-export const HookMatcherSchema = z.strictObject({
+const HookMatcherSchema = z.strictObject({
   matcher: z
     .string()
     .optional()
@@ -35,9 +34,8 @@ export const HookMatcherSchema = z.strictObject({
     }),
   hooks: z.array(HookDefinitionSchema),
 })
-export type HookMatcher = z.infer<typeof HookMatcherSchema>
 
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const
+const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const
 export type HookEventName = (typeof HOOK_EVENTS)[number]
 
 /** The `hooks` section of the settings file: per event, matcher groups in config order. */

@@ -1,5 +1,5 @@
 // Tool inputs can hold secrets: never log them, wherever they appear.
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'input',
   '*.input',
   'tool_use.input',

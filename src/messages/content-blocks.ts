@@ -5,10 +5,10 @@
  */
 import { z } from 'zod'
 
-export const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() })
-export type TextBlock = z.infer<typeof TextBlockSchema>
+const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() })
+type TextBlock = z.infer<typeof TextBlockSchema>
 
-export const ImageBlockSchema = z.object({
+const ImageBlockSchema = z.object({
   type: z.literal('image'),
   source: z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
 })

@@ -87,5 +87,3 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
     subscriberClosed: (transport: SubscriberTransport) => subscribers.dec({ transport }),
   }
 }
-
-export type RunMetrics = ReturnType<typeof createRunMetrics>

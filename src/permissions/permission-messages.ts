@@ -34,5 +34,3 @@ export const permissionMessages = {
     `${name} needs approval: ${path} is outside the session's working directories.`,
   askNoRule: (name: string) => `${name} needs approval: no rule allows this call.`,
 } as const
-
-export type PermissionMessageKey = keyof typeof permissionMessages

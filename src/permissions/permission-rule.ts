@@ -77,7 +77,7 @@ export function formatPermissionRule(value: PermissionRuleValue): string {
 }
 
 /** Same as parsePermissionRule but returns undefined instead of throwing. */
-export function tryParsePermissionRule(text: string): PermissionRuleValue | undefined {
+function tryParsePermissionRule(text: string): PermissionRuleValue | undefined {
   try {
     return parsePermissionRule(text)
   } catch {

@@ -3,7 +3,7 @@ import { PERMISSION_MODES } from '../tool/permission-context.js'
 import { PermissionRuleSyntaxError, parsePermissionRule } from './permission-rule.js'
 
 /** A rule string that parses (`Bash(npm run test:*)`); MCP rules take no content. */
-export const PermissionRuleStringSchema = z.string().superRefine((text, context) => {
+const PermissionRuleStringSchema = z.string().superRefine((text, context) => {
   try {
     const rule = parsePermissionRule(text)
     if (rule.toolName.startsWith('mcp__') && rule.ruleContent !== undefined) {

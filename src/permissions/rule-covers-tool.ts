@@ -1,5 +1,5 @@
 /** Tools whose `Read(...)` rules apply: they read files under a path. */
-export const READ_FILE_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep'])
+const READ_FILE_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep'])
 
 /** Tools whose `Edit(...)` rules apply: they change files. */
 export const EDIT_FILE_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'NotebookEdit'])
@@ -7,13 +7,13 @@ export const EDIT_FILE_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'N
 type NamedTool = { name: string; aliases?: readonly string[] }
 
 /** `mcp__srv__tool` → `srv`; undefined for built-ins. */
-export function mcpServerOf(toolName: string): string | undefined {
+function mcpServerOf(toolName: string): string | undefined {
   const parts = toolName.split('__')
   return parts[0] === 'mcp' && parts.length >= 3 && parts[1] !== '' ? parts[1] : undefined
 }
 
 /** `mcp__srv` and `mcp__srv__*` name a whole server; the server, else undefined. */
-export function mcpServerRuleOf(ruleToolName: string): string | undefined {
+function mcpServerRuleOf(ruleToolName: string): string | undefined {
   const parts = ruleToolName.split('__')
   if (parts[0] !== 'mcp' || parts[1] === undefined || parts[1] === '') return undefined
   if (parts.length === 2) return parts[1]

@@ -3,7 +3,7 @@ import type { ToolPermissionContext } from '../tool/permission-context.js'
 import type { AnyTool, Tools } from '../tool/tool.js'
 
 /** Only these survive simple mode (`CLAUDE_CODE_SIMPLE`). */
-export const SIMPLE_MODE_TOOLS: ReadonlySet<string> = new Set(['Bash', 'Read', 'Edit'])
+const SIMPLE_MODE_TOOLS: ReadonlySet<string> = new Set(['Bash', 'Read', 'Edit'])
 
 export type GetToolsOptions = {
   /** Tier 1: every built-in this build has (see getAllBaseTools). */

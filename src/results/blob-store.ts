@@ -1,7 +1,5 @@
 import type { Writable } from 'node:stream'
 
-export type BlobExtension = 'txt' | 'json'
-
 /** A stored blob: `blobId` is its file name inside the tenant's blob directory. */
 export type BlobRef = { blobId: string; path: string; size: number }
 

@@ -1,4 +1,5 @@
 import { contentLength, hasImageBlock, type ToolResultBlock, toolResult } from '../messages/content-blocks.js'
+import { emptyOutputMessage } from '../messages/tool-error-messages.js'
 import type { BlobRef, BlobStore } from './blob-store.js'
 import { buildPreview, persistedOutputMessage } from './persisted-output.js'
 
@@ -31,7 +32,7 @@ export async function processToolResult(input: ProcessToolResultInput): Promise<
   if (block.is_error === true) return { block: toolResult(block.tool_use_id, content, true) }
   if (hasImageBlock(content)) return { block: toolResult(block.tool_use_id, content) }
   if (contentLength(content) === 0) {
-    return { block: toolResult(block.tool_use_id, `(${toolName} completed with no output)`) }
+    return { block: toolResult(block.tool_use_id, emptyOutputMessage(toolName)) }
   }
   if (contentLength(content) <= threshold) return { block: toolResult(block.tool_use_id, content) }
 

@@ -78,5 +78,3 @@ export function createPermissionBroker({ emit, timeoutMs }: PermissionBrokerOpti
     },
   }
 }
-
-export type PermissionBroker = ReturnType<typeof createPermissionBroker>

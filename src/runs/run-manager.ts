@@ -17,8 +17,6 @@ import type { PermissionAnswer } from './permission-broker.js'
 import type { PreparedInput } from './run-input.js'
 import { permissionTimeoutOf, type RunRequestOptions, runOptionsOf } from './run-request-options.js'
 
-export type { RunRequestOptions }
-
 export type StartRunRequest = {
   tenant: string
   sessionId?: string

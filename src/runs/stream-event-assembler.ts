@@ -144,5 +144,3 @@ export function createStreamEventAssembler(options: { maxInputBytes?: number } =
     },
   }
 }
-
-export type StreamEventAssembler = ReturnType<typeof createStreamEventAssembler>

@@ -12,7 +12,7 @@ import { ShellScanError } from './shell-scan-error.js'
 import { isBraceExpansion, matchArithmetic, readHeredocDelimiter } from './shell-spans.js'
 
 /** What the whole command (every level) contains. Shared by all levels of one scan. */
-export type ShellFacts = { hasVariable: boolean; hasSubstitution: boolean; hasUnquotedGlob: boolean }
+type ShellFacts = { hasVariable: boolean; hasSubstitution: boolean; hasUnquotedGlob: boolean }
 
 /** One level of shell text (the command itself, or the body of a `$(…)`, backtick or `<(…)`). */
 export type ShellLevel = { normalized: string }
@@ -31,7 +31,7 @@ type Heredoc = { delimiter: string; stripTabs: boolean; quoted: boolean }
 
 type State = { source: string; facts: ShellFacts; inner: ShellLevel[] }
 
-export function quoteLiteral(text: string): string {
+function quoteLiteral(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`
 }
 

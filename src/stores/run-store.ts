@@ -23,7 +23,7 @@ export type RunRecord = {
   expiresAt?: number
 }
 
-export type RunCompletion = {
+type RunCompletion = {
   status: Exclude<RunStatus, 'running'>
   results: ToolResultBlock[]
   blobs: BlobInfo[]

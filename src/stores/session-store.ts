@@ -19,7 +19,7 @@ export type SessionRecord = {
 
 export type SessionState = Pick<SessionRecord, 'cwd' | 'permissionContext' | 'readFileState' | 'todos'>
 
-export type SessionClaim = 'claimed' | 'busy' | 'missing'
+type SessionClaim = 'claimed' | 'busy' | 'missing'
 
 /** Sessions, tenant-scoped like runs. `claim`/`release` serialise the runs of one session. */
 export interface SessionStore {

@@ -2,7 +2,7 @@ import type { PermissionPassthrough } from './permission-result.js'
 import type { AnyObjectSchema, MappedToolResult, Tool, ToolProgressData } from './tool.js'
 
 /** Keys a definition may leave out; `buildTool` fills them with fail-closed defaults. */
-export type DefaultableToolKeys =
+type DefaultableToolKeys =
   | 'isEnabled'
   | 'isConcurrencySafe'
   | 'isReadOnly'
@@ -50,7 +50,7 @@ export class ToolDefinitionError extends Error {
 }
 
 /** Plain strings and block arrays pass through; anything else is shown to the model as JSON. */
-export function defaultMapToolResult(data: unknown): MappedToolResult {
+function defaultMapToolResult(data: unknown): MappedToolResult {
   if (typeof data === 'string') return { content: data }
   if (Array.isArray(data) && data.every((block) => block && typeof block === 'object' && 'type' in block)) {
     return { content: data }

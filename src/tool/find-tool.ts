@@ -1,5 +1,5 @@
 /** Whether `name` is the tool's name or one of its aliases (kept so old transcripts still resolve). */
-export function toolMatchesName(tool: { name: string; aliases?: readonly string[] }, name: string): boolean {
+function toolMatchesName(tool: { name: string; aliases?: readonly string[] }, name: string): boolean {
   return tool.name === name || (tool.aliases?.includes(name) ?? false)
 }
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 
 /** `a[0].b` style, as a model reads it back into its next call. */
-export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
+function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
   let out = ''
   for (const key of path) {
     if (typeof key === 'number') out += `[${key}]`
@@ -26,7 +26,7 @@ function hasKey(input: unknown, path: ReadonlyArray<PropertyKey>): boolean {
 }
 
 /** The JSON type name a model would use for a value it sent. */
-export function jsonTypeOf(value: unknown): string {
+function jsonTypeOf(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'array'
   return typeof value

@@ -57,11 +57,6 @@ export function updatePermissionContext(
   return createPermissionContext({ ...(context as PermissionContextInput), ...changes })
 }
 
-/** Every rule string of one kind, across sources. */
-export function rulesOf(rules: DeepImmutable<RulesBySource>): string[] {
-  return RULE_SOURCES.flatMap((source) => [...(rules[source] ?? [])])
-}
-
 /**
  * The mode decisions use: `bypassPermissions` counts only while the operator allows it; a
  * context that carries it anyway (e.g. set by a context modifier) behaves as `default`.

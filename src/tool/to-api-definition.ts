@@ -13,7 +13,7 @@ export type ApiToolDefinition = {
 const schemaCache = new WeakMap<object, { [key: string]: unknown }>()
 
 /** zod → JSON Schema once per schema; MCP tools keep their server's JSON Schema verbatim. */
-export function inputJsonSchemaOf(tool: AnyTool): { [key: string]: unknown } {
+function inputJsonSchemaOf(tool: AnyTool): { [key: string]: unknown } {
   if (tool.inputJSONSchema) return tool.inputJSONSchema
   const cached = schemaCache.get(tool.inputSchema)
   if (cached) return cached

@@ -76,11 +76,6 @@ export type CanUseToolFn = (
   context: ToolUseContext,
 ) => Promise<PermissionDecision>
 
-export type DescriptionOptions = {
-  permissionContext: ToolPermissionContext
-  tools: Tools
-}
-
 export type PromptOptions = {
   permissionContext: ToolPermissionContext
   tools: Tools
@@ -114,7 +109,7 @@ export type Tool<
   readonly strict?: boolean
   /** Per-call deadline when the request sets none. */
   readonly defaultTimeoutMs?: number
-  description(input: z.infer<Input>, options: DescriptionOptions): Promise<string>
+  description(input: z.infer<Input>, options: PromptOptions): Promise<string>
   prompt(options: PromptOptions): Promise<string>
   call(
     input: z.infer<Input>,

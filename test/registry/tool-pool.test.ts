@@ -92,11 +92,10 @@ describe('API definitions', () => {
 })
 
 describe('getAllBaseTools', () => {
-  it('lists every built-in, and drops ToolSearch when the flag turns it off', async () => {
+  it('lists every built-in', async () => {
     const { getAllBaseTools } = await import('../../src/registry/get-all-base-tools.js')
     expect(names(getAllBaseTools()).sort()).toEqual(
       ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'TodoWrite', 'ToolSearch', 'Write'].sort(),
     )
-    expect(names(getAllBaseTools({ toolSearch: false }))).not.toContain('ToolSearch')
   })
 })

@@ -4,7 +4,7 @@ import { RunRequestOptionsShape } from '../../../src/runs/run-request-options.js
 import { AssistantMessageSchema, ToolResultBlockSchema, ToolUseBlockSchema } from './content-schemas.js'
 
 /** Options shared by POST /v1/runs and the `run.start` frame of /v1/stream. */
-export const RunOptionsShape = {
+const RunOptionsShape = {
   session_id: z.string().min(1).optional().describe('Run in this session; omitted: a fresh session of defaults'),
   ...RunRequestOptionsShape,
 }
@@ -22,7 +22,7 @@ export const IdempotencyHeadersSchema = z.object({
   'idempotency-key': z.string().min(1).max(255).optional().describe('Retry-safe key: same key and body, same run'),
 })
 
-export const BlobReferenceSchema = z
+const BlobReferenceSchema = z
   .object({ tool_use_id: z.string(), blob_id: z.string(), url: z.string(), size: z.number().int() })
   .meta({ id: 'BlobReference' })
 

@@ -6,11 +6,11 @@ import { mapMcpResult } from './map-mcp-result.js'
 import { mcpToolName } from './mcp-tool-name.js'
 
 export const MAX_MCP_DESCRIPTION_LENGTH = 2048
-export const MCP_MAX_RESULT_SIZE_CHARS = 100_000
+const MCP_MAX_RESULT_SIZE_CHARS = 100_000
 const TRUNCATION_MARK = '… [truncated]'
 
 /** One `notifications/progress` of a call, as the `data` of a `tool.progress` event. */
-export type McpProgress = { progress: number; total?: number; message?: string }
+type McpProgress = { progress: number; total?: number; message?: string }
 
 export type McpCallOptions = { signal: AbortSignal; onProgress?: (progress: McpProgress) => void }
 
@@ -29,7 +29,7 @@ export type CreateMcpToolOptions = {
   onSchemaError?: (message: string) => void
 }
 
-export function truncateDescription(description: string): string {
+function truncateDescription(description: string): string {
   if (description.length <= MAX_MCP_DESCRIPTION_LENGTH) return description
   return description.slice(0, MAX_MCP_DESCRIPTION_LENGTH - TRUNCATION_MARK.length) + TRUNCATION_MARK
 }

@@ -5,7 +5,7 @@ const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
 export type Environment = { readonly [key: string]: string | undefined }
 
 /** `${VAR}` and `${VAR:-default}` replaced from `environment`; unset names without a default are collected. */
-export function expandEnvVars(text: string, environment: Environment, missing: Set<string>): string {
+function expandEnvVars(text: string, environment: Environment, missing: Set<string>): string {
   return text.replace(VARIABLE, (_match, name: string, fallback: string | undefined) => {
     const value = environment[name]
     if (value !== undefined && value !== '') return value

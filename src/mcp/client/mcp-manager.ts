@@ -7,8 +7,8 @@ import type { McpServerState } from './mcp-server-state.js'
 import { type McpServersInput, parseMcpServers } from './mcp-settings-schema.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js'
 
-export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000
-export const DEFAULT_MCP_CALL_TIMEOUTS: CallTimeouts = { idleMs: 300_000, totalMs: 1_800_000 }
+const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000
+const DEFAULT_MCP_CALL_TIMEOUTS: CallTimeouts = { idleMs: 300_000, totalMs: 1_800_000 }
 
 export type McpManagerOptions = {
   /** The `mcpServers` settings, parsed here (a bad entry throws McpSettingsError naming the field). */
@@ -24,7 +24,7 @@ export type McpManagerOptions = {
   environment?: Environment
 }
 
-export type McpToolsListener = (tools: readonly AnyTool[]) => void
+type McpToolsListener = (tools: readonly AnyTool[]) => void
 
 export type McpManager = {
   /** Resolves when every server's first connection attempt has settled; never rejects. */

@@ -3,7 +3,7 @@ import { z } from 'zod'
 const StringMapSchema = z.record(z.string(), z.string())
 
 /** A local server spawned as a child process, speaking JSON-RPC over stdin/stdout. */
-export const McpStdioServerSchema = z.strictObject({
+const McpStdioServerSchema = z.strictObject({
   type: z.literal('stdio'),
   command: z.string().min(1, 'command must not be empty'),
   args: z.array(z.string()).optional(),
@@ -13,7 +13,7 @@ export const McpStdioServerSchema = z.strictObject({
 })
 
 /** A remote server reached over Streamable HTTP. */
-export const McpHttpServerSchema = z.strictObject({
+const McpHttpServerSchema = z.strictObject({
   type: z.literal('http'),
   url: z.string().min(1, 'url must not be empty'),
   headers: StringMapSchema.optional(),
@@ -26,7 +26,7 @@ function withDefaultType(value: unknown): unknown {
   return entry.type === undefined ? { ...entry, type: 'stdio' } : value
 }
 
-export const McpServerConfigSchema = z.preprocess(
+const McpServerConfigSchema = z.preprocess(
   withDefaultType,
   z.discriminatedUnion('type', [McpStdioServerSchema, McpHttpServerSchema], {
     error: (issue) =>
@@ -41,13 +41,13 @@ export const McpServerConfigSchema = z.preprocess(
  */
 export const McpServersSchema = z.record(z.string().min(1, 'MCP server names must not be empty'), McpServerConfigSchema)
 
-export type McpStdioServerConfig = z.infer<typeof McpStdioServerSchema>
-export type McpHttpServerConfig = z.infer<typeof McpHttpServerSchema>
+type McpStdioServerConfig = z.infer<typeof McpStdioServerSchema>
+type McpHttpServerConfig = z.infer<typeof McpHttpServerSchema>
 export type McpServerConfig = z.infer<typeof McpServerConfigSchema>
 export type McpServers = z.infer<typeof McpServersSchema>
 
 /** What a caller may write before parsing: stdio servers may leave `type` out. */
-export type McpServerConfigInput = (Omit<McpStdioServerConfig, 'type'> & { type?: 'stdio' }) | McpHttpServerConfig
+type McpServerConfigInput = (Omit<McpStdioServerConfig, 'type'> & { type?: 'stdio' }) | McpHttpServerConfig
 export type McpServersInput = { [name: string]: McpServerConfigInput }
 
 export class McpSettingsError extends Error {

@@ -2,7 +2,7 @@
 export const API_TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/
 
 /** Any character the API would refuse in a tool name becomes `_`. */
-export function normalizeNameForMcp(name: string): string {
+function normalizeNameForMcp(name: string): string {
   return name.replace(/[^a-zA-Z0-9_-]/g, '_')
 }
 

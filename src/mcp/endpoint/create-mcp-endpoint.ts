@@ -130,5 +130,3 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
     },
   }
 }
-
-export type McpEndpoint = ReturnType<typeof createMcpEndpoint>

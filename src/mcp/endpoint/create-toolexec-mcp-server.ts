@@ -19,7 +19,7 @@ export type ToolexecMcpBackend = {
 }
 
 export const RUN_ID_META_KEY = 'toolexec/run_id'
-export const BLOBS_META_KEY = 'toolexec/blobs'
+const BLOBS_META_KEY = 'toolexec/blobs'
 
 /**
  * An MCP server exposing the tool pool: `tools/list` from the pool's API definitions,

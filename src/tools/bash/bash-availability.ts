@@ -1,7 +1,8 @@
 import { ConfigError } from '../../errors/config-error.js'
 import type { Tools } from '../../tool/tool.js'
 import { BASH_TOOL_NAME } from './bash-limits.js'
-import { BWRAP_COMMAND, detectSandbox, type SandboxMode } from './sandbox.js'
+import { BWRAP_COMMAND, detectSandbox } from './sandbox.js'
+import type { SandboxMode } from './sandbox-mode.js'
 
 export type BashAvailability = {
   /** What Bash runs in. */

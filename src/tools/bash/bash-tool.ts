@@ -13,7 +13,7 @@ import { type CollectedOutput, createOutputCollector } from './output-collector.
 import { runShellCommand } from './run-shell-command.js'
 import type { SandboxLayout } from './sandbox.js'
 
-export const BashInputSchema = z.strictObject({
+const BashInputSchema = z.strictObject({
   command: z.string().describe('The bash command to run'),
   timeout: z
     .number()

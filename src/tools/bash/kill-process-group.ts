@@ -17,7 +17,7 @@ function groupSignalable(pgid: number): boolean {
  * only wait for their new parent (often a container's pid 1, which may reap slowly) to collect
  * them. On Linux this reads /proc; elsewhere any member, zombie or not, counts.
  */
-export function isProcessGroupAlive(pgid: number): boolean {
+function isProcessGroupAlive(pgid: number): boolean {
   if (!groupSignalable(pgid)) return false
   let entries: string[]
   try {

@@ -1,7 +1,7 @@
 /** Helpers for spotting a forbidden option in an argv, the way getopt would read it. */
 
 /** Arguments before `--` (after it every word is an operand, never an option). */
-export function optionWords(args: readonly string[]): string[] {
+function optionWords(args: readonly string[]): string[] {
   const end = args.indexOf('--')
   return end === -1 ? [...args] : args.slice(0, end)
 }

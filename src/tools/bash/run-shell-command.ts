@@ -27,7 +27,7 @@ export type ShellRunResult = {
 const MERGE_STDERR = 'exec bash -c "$1" 2>&1'
 
 /** The service's own settings (API keys, Redis URL) never reach a command's environment. */
-export function commandEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+function commandEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('TOOLEXEC_')))
 }
 

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { lstatSync, readlinkSync } from 'node:fs'
+import type { SandboxMode } from './sandbox-mode.js'
 
-export type SandboxMode = 'auto' | 'bwrap' | 'off'
 export type SandboxDetection = { sandbox: 'bwrap' | 'off'; reason: string }
 
 export const BWRAP_COMMAND = 'bwrap'

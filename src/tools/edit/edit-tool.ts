@@ -8,11 +8,11 @@ import { statIfExists } from '../shared/file-stats.js'
 import { tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { applyEdit, editSnippet } from './apply-edit.js'
 
-export const EDIT_TOOL_NAME = 'Edit'
+const EDIT_TOOL_NAME = 'Edit'
 /** Edit holds the file in memory twice; bigger files are for Bash tools. */
-export const MAX_EDIT_FILE_BYTES = 10 * 1024 * 1024
+const MAX_EDIT_FILE_BYTES = 10 * 1024 * 1024
 
-export const EditInputSchema = z.strictObject({
+const EditInputSchema = z.strictObject({
   file_path: z.string().describe('Absolute path of the file to modify'),
   old_string: z.string().describe('The exact text to replace (empty only to create a new file)'),
   new_string: z.string().describe('The text to replace it with (must differ from old_string)'),

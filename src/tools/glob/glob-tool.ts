@@ -6,10 +6,10 @@ import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { newestFirst, statIfExists } from '../shared/file-stats.js'
 import { type ConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 
-export const GLOB_TOOL_NAME = 'Glob'
-export const GLOB_MAX_RESULTS = 100
+const GLOB_TOOL_NAME = 'Glob'
+const GLOB_MAX_RESULTS = 100
 
-export const GlobInputSchema = z.strictObject({
+const GlobInputSchema = z.strictObject({
   pattern: z.string().describe('Glob pattern matched against file paths, e.g. "**/*.ts" or "src/**/*.test.ts"'),
   path: z
     .string()

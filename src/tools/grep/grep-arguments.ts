@@ -17,7 +17,7 @@ export type GrepSearch = {
 }
 
 // File types for the GNU grep backend, named like ripgrep's (`rg --type-list`).
-export const GREP_TYPE_GLOBS: Record<string, string[]> = {
+const GREP_TYPE_GLOBS: Record<string, string[]> = {
   js: ['*.js', '*.mjs', '*.cjs', '*.jsx'],
   ts: ['*.ts', '*.mts', '*.cts', '*.tsx'],
   py: ['*.py', '*.pyi'],

@@ -9,13 +9,13 @@ import { type GrepBackend, type GrepOutputMode, searchArguments } from './grep-a
 import { GREP_PROMPT } from './grep-prompt.js'
 import { runSearchProcess } from './run-search-process.js'
 
-export const GREP_TOOL_NAME = 'Grep'
+const GREP_TOOL_NAME = 'Grep'
 /** Lines (or files) kept when head_limit is not set; the search stops past them. */
-export const GREP_DEFAULT_MAX_LINES = 5_000
+const GREP_DEFAULT_MAX_LINES = 5_000
 const MAX_LINE_CHARS = 1_000
 
 const count = z.number().int().min(0)
-export const GrepInputSchema = z.strictObject({
+const GrepInputSchema = z.strictObject({
   pattern: z.string().describe('Regular expression to search for in file contents (ripgrep / Perl syntax)'),
   path: z.string().optional().describe('File or directory to search in (default: the working directory)'),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.js" or "*.{ts,tsx}"'),
@@ -40,7 +40,7 @@ export type GrepOutput = { mode: GrepOutputMode; lines: string[]; truncated: boo
 
 /** ripgrep when it runs here, else GNU grep. Checked once per process. */
 let detectedBackend: GrepBackend | undefined
-export function detectGrepBackend(): GrepBackend {
+function detectGrepBackend(): GrepBackend {
   detectedBackend ??= spawnSync('rg', ['--version'], { stdio: 'ignore' }).status === 0 ? 'rg' : 'grep'
   return detectedBackend
 }

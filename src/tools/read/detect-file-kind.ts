@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises'
 import path from 'node:path'
 
-export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'
+type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'
 
 export type FileKind = { kind: 'text' } | { kind: 'image'; mediaType: ImageMediaType } | { kind: 'binary'; why: string }
 

@@ -9,7 +9,7 @@ export type TextLinesOptions = {
   maxLineChars: number
 }
 
-export type TextLine = { number: number; text: string; fullLength: number }
+type TextLine = { number: number; text: string; fullLength: number }
 
 export type TextLines = {
   lines: TextLine[]

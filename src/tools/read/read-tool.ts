@@ -6,15 +6,15 @@ import { resolveConfinedPath, tryResolveConfinedPath } from '../shared/resolve-c
 import { detectFileKind } from './detect-file-kind.js'
 import { readTextLines } from './read-text-lines.js'
 
-export const READ_TOOL_NAME = 'Read'
-export const DEFAULT_READ_LIMIT = 2_000
-export const MAX_LINE_CHARS = 2_000
+const READ_TOOL_NAME = 'Read'
+const DEFAULT_READ_LIMIT = 2_000
+const MAX_LINE_CHARS = 2_000
 /** Past this many characters of numbered text the output stops at a line boundary with a note. */
-export const MAX_READ_OUTPUT_CHARS = 250_000
+const MAX_READ_OUTPUT_CHARS = 250_000
 /** Base64 of this many bytes stays under the API's 5 MB image limit. */
-export const MAX_IMAGE_BYTES = 3_750_000
+const MAX_IMAGE_BYTES = 3_750_000
 
-export const ReadInputSchema = z.strictObject({
+const ReadInputSchema = z.strictObject({
   file_path: z
     .string()
     .describe('Absolute path of the file to read (a path relative to the working directory also works)'),

@@ -2,15 +2,15 @@ import { z } from 'zod'
 import { buildTool } from '../../tool/build-tool.js'
 import type { Todo } from '../../tool/tool.js'
 
-export const TODO_WRITE_TOOL_NAME = 'TodoWrite'
+const TODO_WRITE_TOOL_NAME = 'TodoWrite'
 
-export const TodoSchema = z.strictObject({
+const TodoSchema = z.strictObject({
   content: z.string().min(1).describe('What to do, in the imperative ("Run the tests")'),
   status: z.enum(['pending', 'in_progress', 'completed']).describe('pending, in_progress (one at a time) or completed'),
   activeForm: z.string().min(1).optional().describe('The same task in the present continuous ("Running the tests")'),
 })
 
-export const TodoWriteInputSchema = z.strictObject({
+const TodoWriteInputSchema = z.strictObject({
   todos: z.array(TodoSchema).describe('The complete, updated todo list: it replaces the previous one'),
 })
 export type TodoWriteInput = z.infer<typeof TodoWriteInputSchema>

@@ -3,10 +3,10 @@ import { buildTool } from '../../tool/build-tool.js'
 import { isDeferred, toApiToolDefinition } from '../../tool/to-api-definition.js'
 import { searchTools } from './search-tools.js'
 
-export const TOOL_SEARCH_TOOL_NAME = 'ToolSearch'
-export const TOOL_SEARCH_DEFAULT_MAX_RESULTS = 5
+const TOOL_SEARCH_TOOL_NAME = 'ToolSearch'
+const TOOL_SEARCH_DEFAULT_MAX_RESULTS = 5
 
-export const ToolSearchInputSchema = z.strictObject({
+const ToolSearchInputSchema = z.strictObject({
   query: z
     .string()
     .describe('Keywords to find tools by name or purpose, or "select:Name1,Name2" to load tools by exact name'),

@@ -7,9 +7,9 @@ import { checkReadBeforeWrite, recordWrite } from '../shared/check-read-before-w
 import { statIfExists } from '../shared/file-stats.js'
 import { resolveConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 
-export const WRITE_TOOL_NAME = 'Write'
+const WRITE_TOOL_NAME = 'Write'
 
-export const WriteInputSchema = z.strictObject({
+const WriteInputSchema = z.strictObject({
   file_path: z.string().describe('Absolute path of the file to write (created with its parent directories if missing)'),
   content: z.string().describe('The complete new content of the file'),
 })
