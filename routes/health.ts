@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { jsonResponse } from './responses.js'
-import { McpServerStateSchema, toMcpServerStateBody } from './v1/mcp-servers.js'
+import { McpServerStateSchema, toMcpServerStateBody } from './v1/mcp-server-schemas.js'
 
 const StatusSchema = z.object({ status: z.string() })
 const ReadinessSchema = StatusSchema.extend({

@@ -18,6 +18,20 @@ export const PermissionResponseFrameSchema = z.object({
 export const ControlFrameSchema = z.discriminatedUnion('type', [RunCancelFrameSchema, PermissionResponseFrameSchema])
 export type ControlFrame = z.infer<typeof ControlFrameSchema>
 
+/**
+ * The wire's snake_case answer (a `permission.response` frame or the HTTP body) as the broker
+ * takes it: the one place this mapping is written (docs/adr/0074-snake-case-at-the-edge.md).
+ */
+export function permissionAnswerOf(wire: {
+  decision: 'allow' | 'deny'
+  updated_input?: Record<string, unknown> | undefined
+  message?: string | undefined
+}): PermissionAnswer {
+  return wire.decision === 'allow'
+    ? { decision: 'allow', ...(wire.updated_input ? { updatedInput: wire.updated_input } : {}) }
+    : { decision: 'deny', ...(wire.message === undefined ? {} : { message: wire.message }) }
+}
+
 /** Applies a control frame to its run through the run manager's API. */
 export async function applyControlFrame(
   frame: ControlFrame,
@@ -30,10 +44,5 @@ export async function applyControlFrame(
     await target.cancel(frame.mode ?? 'cancel')
     return
   }
-  await target.answer(
-    frame.request_id,
-    frame.decision === 'allow'
-      ? { decision: 'allow', ...(frame.updated_input ? { updatedInput: frame.updated_input } : {}) }
-      : { decision: 'deny', ...(frame.message === undefined ? {} : { message: frame.message }) },
-  )
+  await target.answer(frame.request_id, permissionAnswerOf(frame))
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { permissionAnswerOf } from '../../../src/runs/control-frame.js'
 import { jsonResponse, problemResponses } from '../../responses.js'
 import {
   CancelRunBodySchema,
@@ -44,13 +45,9 @@ export const runControlRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     handler: async (request) => {
       const { run_id, request_id } = request.params
-      const { decision, updated_input, message } = request.body
-      const answer =
-        decision === 'allow'
-          ? { decision, ...(updated_input ? { updatedInput: updated_input } : {}) }
-          : { decision, ...(message === undefined ? {} : { message }) }
+      const answer = permissionAnswerOf(request.body)
       await app.runManager.answerPermission(request.tenant, run_id, request_id, answer)
-      return { run_id, request_id, decision }
+      return { run_id, request_id, decision: answer.decision }
     },
   })
 }
