@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { WebSocket } from 'ws'
+import { createSerialQueue } from '../../src/async/serial-queue.js'
 import { errorFrame, type RawFrame } from './frames.js'
 
 export type FrameLoopOptions = {
@@ -19,10 +20,10 @@ export function handleFramesInOrder(
   socket: WebSocket,
   options: FrameLoopOptions,
 ): { after: (task: () => void) => void } {
-  let queue = Promise.resolve()
+  const frames = createSerialQueue()
   socket.on('message', (raw) => {
-    queue = queue
-      .then(() => options.onFrame(raw))
+    frames
+      .run(() => options.onFrame(raw))
       .catch((error: unknown) => {
         if (errorFrame(error).code === 'internal_error') options.log.error({ err: error }, options.failure)
         options.send(errorFrame(error))
@@ -30,7 +31,7 @@ export function handleFramesInOrder(
   })
   return {
     after(task) {
-      queue = queue.then(task)
+      void frames.run(task)
     },
   }
 }

@@ -1,3 +1,4 @@
+import { createSerialQueue } from '../async/serial-queue.js'
 import type { RunEventBody } from '../events/run-event.js'
 import type { ToolResultBlock } from '../messages/content-blocks.js'
 import type { RunOutcome } from './run-executor-types.js'
@@ -19,11 +20,11 @@ type YielderOptions = {
 /**
  * Hands results out in block order: each completed call gets its size threshold applied, the
  * run budget is applied over what is finished but not yet handed out, and the contiguous head of
- * completed calls is yielded. Work is serialised because persisting a blob is asynchronous.
+ * completed calls is yielded. Drains run one at a time because persisting a blob is asynchronous.
  */
 export function createResultYielder(options: YielderOptions) {
   const { calls, emit } = options
-  let chain = Promise.resolve()
+  const drains = createSerialQueue()
   let yieldedChars = 0
   let done = false
   /** Everything before this index has been yielded. */
@@ -80,7 +81,7 @@ export function createResultYielder(options: YielderOptions) {
       emit({ type: 'run.started', tool_use_ids: toolUseIds })
     },
     drain(): void {
-      chain = chain.then(drainOnce, drainOnce)
+      void drains.run(drainOnce)
     },
     /** A call has its outcome: its result will be sized and yielded in block order. */
     completed(call: TrackedCall): void {

@@ -1,3 +1,4 @@
+import { createSerialQueue } from '../async/serial-queue.js'
 import type { RunEvent, RunEventBody } from '../events/run-event.js'
 import type { HookRunner } from '../executor/hook-runner.js'
 import type { PermissionGate } from '../executor/permission-gate.js'
@@ -50,7 +51,7 @@ export type LiveRun = Awaited<ReturnType<typeof launchRun>>
 
 /**
  * Starts one run: stores its record, wires the executor's events into the event store (in
- * order, through one promise chain), and on completion saves the results and hands the
+ * order, through one serial queue), and on completion saves the results and hands the
  * session's new context back.
  */
 export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRunSpec) {
@@ -71,9 +72,9 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
   }
   await stores.runs.create(record)
 
-  let chain: Promise<unknown> = Promise.resolve()
+  const writes = createSerialQueue()
   const enqueue = (work: () => Promise<unknown>) => {
-    chain = chain.then(work).catch((error) => logger.error({ err: error }, 'storing a run event failed'))
+    writes.run(work).catch((error) => logger.error({ err: error }, 'storing a run event failed'))
   }
   let completion: RunEventBody | undefined
   const emit = (body: RunEventBody) => {
@@ -133,7 +134,7 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
   const finished = executor.finished
     .catch((fault: unknown) => recoverOutcome(fault))
     .then(async (outcome) => {
-      await chain
+      await writes.idle()
       try {
         const finishedAt = now()
         await stores.runs.complete(runId, {
@@ -147,7 +148,7 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
         await sessions.release(session, runId, outcome.context)
       }
       store(completion ?? { type: 'run.completed', status: outcome.status })
-      await chain
+      await writes.idle()
       logger.info({ status: outcome.status, results: outcome.results.length }, 'run finished')
       return (await stores.runs.get(tenant, runId))!
     })

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { isDeepStrictEqual } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import {
@@ -6,6 +7,7 @@ import {
   type Tool as McpToolDefinition,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
+import { createSerialQueue } from '../../async/serial-queue.js'
 import type { Logger } from '../../logging/logger.js'
 import type { AnyTool } from '../../tool/tool.js'
 import { callServerTool } from './call-server-tool.js'
@@ -25,7 +27,7 @@ import { listServerTools, type ToolsSkipped, wrapServerTools } from './mcp-serve
 import type { McpServerConfig } from './mcp-settings-schema.js'
 import { mcpToolName } from './mcp-tool-name.js'
 import { createMcpTransport } from './mcp-transport.js'
-import { backoffDelay, delay, type RetryPolicy } from './retry-policy.js'
+import { backoffDelay, type RetryPolicy } from './retry-policy.js'
 
 export type ServerConnectionOptions = {
   name: string
@@ -119,10 +121,10 @@ export function createServerConnection(options: ServerConnectionOptions): Server
   async function connectOnce(): Promise<void> {
     stderrTail.length = 0
     const next = new Client(options.clientInfo, { capabilities: {} })
-    let refreshing = Promise.resolve()
-    // Serialised: a burst of list_changed notifications yields ordered, complete refreshes.
+    const refreshes = createSerialQueue()
+    // One at a time: a burst of list_changed notifications yields ordered, complete refreshes.
     next.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      refreshing = refreshing.then(() => (client === next ? refreshTools(next) : undefined))
+      void refreshes.run(() => (client === next ? refreshTools(next) : undefined))
     })
     next.onerror = (error) => logger.debug({ server: name, error: error.message }, 'MCP transport error')
     next.onclose = () =>
@@ -162,7 +164,9 @@ export function createServerConnection(options: ServerConnectionOptions): Server
         lastError = describeConnectError(error, stderrTail)
         if (isPermanentConnectError(error) || failures >= retry.maxAttempts) return fail()
         logger.warn({ server: name, attempt: failures, error: lastError }, 'MCP server connection failed; retrying')
-        await delay(backoffDelay(retry, failures), stopping.signal)
+        // Shutdown must not wait out a backoff: the abort ends the wait (its rejection is the
+        // only one this timer has) and the loop sees `closed`.
+        await sleep(backoffDelay(retry, failures), undefined, { signal: stopping.signal }).catch(() => {})
       }
     }
   }

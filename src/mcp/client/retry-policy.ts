@@ -20,17 +20,3 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 export function backoffDelay(policy: RetryPolicy, failures: number): number {
   return Math.min(policy.initialDelayMs * 2 ** Math.max(0, failures - 1), policy.maxDelayMs)
 }
-
-/** Resolves after `ms`, or at once when `signal` aborts (shutdown must not wait out a backoff). */
-export function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, { once: true })
-  })
-}

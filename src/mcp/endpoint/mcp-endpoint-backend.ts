@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { createSerialQueue } from '../../async/serial-queue.js'
 import { isApiError } from '../../errors/api-error.js'
 import type { Logger } from '../../logging/logger.js'
 import type { ToolUseBlock } from '../../messages/content-blocks.js'
@@ -33,7 +34,7 @@ function asProtocolError(error: unknown): never {
  */
 export function createEndpointBackend(dependencies: EndpointDependencies, caller: BoundCaller) {
   const { runManager, sessions } = dependencies
-  let queue: Promise<unknown> = Promise.resolve()
+  const calls = createSerialQueue()
   let inFlight = 0
 
   async function runOne(block: ToolUseBlock, call: CallOptions): Promise<ToolexecMcpCallOutcome> {
@@ -70,11 +71,12 @@ export function createEndpointBackend(dependencies: EndpointDependencies, caller
     },
     callTool(block, call) {
       inFlight += 1
-      const result = queue.then(() => runOne(block, call)).catch(asProtocolError)
-      queue = result.catch(() => {})
-      return result.finally(() => {
-        inFlight -= 1
-      })
+      return calls
+        .run(() => runOne(block, call))
+        .catch(asProtocolError)
+        .finally(() => {
+          inFlight -= 1
+        })
     },
   }
   return { backend, inFlight: () => inFlight }
