@@ -1,11 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+
 /** How long an aborted call may take to wind down (kill its processes) before its slot is freed. */
 const ABORT_GRACE_MS = 5_000
-
-function delay(ms: number): Promise<undefined> {
-  return new Promise((resolve) => {
-    setTimeout(() => resolve(undefined), ms).unref?.()
-  })
-}
 
 /**
  * Waits for the call; once `onAbort` fires, waits at most a grace period more. A tool that
@@ -16,7 +12,7 @@ function delay(ms: number): Promise<undefined> {
 export function settleOrAbort<T>(work: Promise<T>, onAbort: (listener: () => void) => void, graceMs = ABORT_GRACE_MS) {
   return new Promise<T | undefined>((resolve, reject) => {
     onAbort(() => {
-      Promise.race([work, delay(graceMs)]).then(resolve, reject)
+      Promise.race([work, sleep(graceMs, undefined, { ref: false })]).then(resolve, reject)
     })
     work.then(resolve, reject)
   })
