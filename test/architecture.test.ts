@@ -1,4 +1,4 @@
-// Pins the layering of SPEC §1: nothing in src/ imports fastify, a @fastify/* or fastify-* package,
+// Pins the layering of docs/design.md §1: nothing in src/ imports fastify, a @fastify/* or fastify-* package,
 // or anything from plugins/ or routes/; plugins/ never imports routes/; and inside src/ a folder
 // imports only folders of a lower rank (docs/adr/0060-folder-ranks-in-src.md), so no cycle returns.
 import { readdirSync, readFileSync } from 'node:fs'

@@ -84,7 +84,7 @@ function appendContext(content: ToolResultContent, extra: readonly string[] | un
 }
 
 /**
- * One call, from admission to content (SPEC §4). The steps, numbered as everywhere in src/:
+ * One call, from admission to content (docs/design.md §4). The steps, numbered as everywhere in src/:
  *
  *   1. Lookup: the tool by name or alias (`admitCall` → registry/find-tool.ts, at queue time).
  *   2. A run aborted before the call starts gets the cancel text instead.

@@ -18,7 +18,7 @@ import { settleOrAbort } from './settle-or-abort.js'
 import { abortCall, callSignal, type TrackedCall } from './tracked-call.js'
 
 /**
- * The scheduler of SPEC §6 for one run. Blocks are queued in order; the queue is walked in order
+ * The scheduler of docs/design.md §6 for one run. Blocks are queued in order; the queue is walked in order
  * and the first call that may not start is a barrier for everything after it. Results are
  * yielded in block order, progress the moment it happens. Every block gets exactly one result.
  */

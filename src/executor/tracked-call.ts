@@ -3,7 +3,7 @@ import type { BlobRef } from '../results/blob-store.js'
 import type { AnyTool } from '../tool/tool.js'
 import type { CallOutcome } from './call-pipeline.js'
 
-/** queued → executing → completed → yielded (SPEC §6); `completed` means the outcome is known. */
+/** queued → executing → completed → yielded (docs/design.md §6); `completed` means the outcome is known. */
 type CallStatus = 'queued' | 'executing' | 'completed' | 'yielded'
 
 export type TrackedCall = {

@@ -1,6 +1,6 @@
 /**
  * Every text the engine itself puts in a tool_result. They are part of the API contract
- * (SPEC §4, §6): models and clients match on them, so change them only with the spec.
+ * (docs/design.md §4, §6): models and clients match on them, so change them only with the design doc.
  */
 
 export const wrapToolUseError = (message: string): string => `<tool_use_error>${message}</tool_use_error>`

@@ -58,7 +58,7 @@ async function pathOutside(
 }
 
 /**
- * The rules engine (SPEC §7). In order:
+ * The rules engine (docs/design.md §7). In order:
  * 1. deny: a deny rule, a blocking or denying PreToolUse hook, the tool's own deny;
  * 2. plan mode denies every call that is not read-only;
  * 3. ask: an ask rule or a hook `ask` (even in bypassPermissions mode);

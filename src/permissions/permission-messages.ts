@@ -1,10 +1,10 @@
 /**
  * Every text the permission system puts in front of a model or an approver. Deny texts become
- * the tool_result verbatim (SPEC §4 step 6), so they are part of the API: docs/permissions.md
+ * the tool_result verbatim (docs/design.md §4 step 6), so they are part of the API: docs/permissions.md
  * lists each one and a test keeps the two in step.
  */
 export const permissionMessages = {
-  /** A deny rule matched (SPEC §7, exact). */
+  /** A deny rule matched (docs/design.md §7, exact). */
   deniedByRule: (name: string) => `Permission to use ${name} has been denied.`,
   deniedByHook: (name: string, reason?: string) =>
     reason

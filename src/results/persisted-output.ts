@@ -28,7 +28,7 @@ export type PersistedOutputMessageInput = {
   hasMore: boolean
 }
 
-/** What the model gets instead of an oversized result. The text is part of the contract (SPEC §5). */
+/** What the model gets instead of an oversized result. The text is part of the contract (docs/design.md §5). */
 export function persistedOutputMessage({ path, size, preview, hasMore }: PersistedOutputMessageInput): string {
   return (
     '<persisted-output>\n' +

@@ -18,7 +18,7 @@ export type ProcessToolResultInput = {
 export type ProcessedToolResult = { block: ToolResultBlock; blob?: BlobRef }
 
 /**
- * Applies the per-tool size rules of SPEC §5 to one mapped result:
+ * Applies the per-tool size rules of docs/design.md §5 to one mapped result:
  * 1. error results pass through untouched (never rewritten, never persisted);
  * 2. empty content (no characters and no image) becomes `(NAME completed with no output)`;
  * 3. content with an image block stays inline whatever its size;

@@ -33,7 +33,7 @@ export type RunBudgetOutcome = {
 }
 
 /**
- * The per-run ("per-message") budget of SPEC §5. What counts: every result of the run except
+ * The per-run ("per-message") budget of docs/design.md §5. What counts: every result of the run except
  * exempt ones (Read), with `chars` as given and a replacement counted at its own length.
  * What may be replaced: a counted result that is not an error, holds no image, is not already
  * persisted, and is longer than a preview (persisting anything shorter would make it longer).

@@ -4,7 +4,7 @@ import type { RunMode } from '../stores/run-store.js'
 
 const positiveInteger = z.number().int().min(1)
 
-/** The per-request knobs of SPEC §10, as the API names them (POST /v1/runs and `run.start`). */
+/** The per-request knobs of docs/design.md §10, as the API names them (POST /v1/runs and `run.start`). */
 export const RunRequestOptionsShape = {
   max_concurrency: positiveInteger.optional().describe('Lower the operator cap on calls executing at once'),
   timeout_ms: positiveInteger.optional().describe('Deadline for the whole run'),
@@ -36,7 +36,7 @@ export function runOptionsOf(request: RunRequestOptions, limits: OperatorLimits)
   }
 }
 
-/** `wait: true` runs have nobody to ask unless the request says how long to wait (SPEC §7). */
+/** `wait: true` runs have nobody to ask unless the request says how long to wait (docs/design.md §7). */
 export function permissionTimeoutOf(mode: RunMode, request: RunRequestOptions, limits: OperatorLimits) {
   if (mode === 'wait') return request.permission_timeout_ms
   return request.permission_timeout_ms ?? limits.permissionTimeoutMs

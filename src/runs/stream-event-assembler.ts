@@ -31,7 +31,7 @@ const INCOMPLETE_REASON = 'The stream ended before this tool_use block was compl
 /**
  * Rebuilds tool_use blocks from Messages API stream events. A finished block is held back until
  * the next block starts or the message says why it stopped: a `max_tokens` stop means the last
- * block may be cut off, so it is refused rather than run (SPEC §10). Pure: no I/O, no timers.
+ * block may be cut off, so it is refused rather than run (docs/design.md §10). Pure: no I/O, no timers.
  */
 export function createStreamEventAssembler(options: { maxInputBytes?: number } = {}) {
   const maxInputBytes = options.maxInputBytes ?? Number.POSITIVE_INFINITY

@@ -2,7 +2,7 @@ import type { RunStatus } from '../events/run-event.js'
 import type { ToolResultBlock } from '../messages/content-blocks.js'
 import type { BlobInfo } from '../results/blob-store.js'
 
-/** How the run was created: it decides how long a permission ask may wait (SPEC §7). */
+/** How the run was created: it decides how long a permission ask may wait (docs/design.md §7). */
 export type RunMode = 'wait' | 'async' | 'stream'
 
 export type RunRecord = {

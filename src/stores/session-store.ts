@@ -1,7 +1,7 @@
 import type { ToolPermissionContext } from '../tool/permission-context.js'
 import type { FileReadRecord, Todo } from '../tool/tool.js'
 
-/** The tool-use context a session carries between runs (SPEC §10). */
+/** The tool-use context a session carries between runs (docs/design.md §10). */
 export type SessionRecord = {
   readonly sessionId: string
   readonly tenant: string

@@ -1,4 +1,4 @@
-// Pins how calls stop early (SPEC §6): Bash-error sibling cancel and its exact text, no cascade
+// Pins how calls stop early (docs/design.md §6): Bash-error sibling cancel and its exact text, no cascade
 // from other tools, cancel vs interrupt with `cancel`/`block` tools, and per-call/run timeouts.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'

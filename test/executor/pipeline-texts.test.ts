@@ -1,4 +1,4 @@
-// Pins every error text of SPEC §4 byte for byte, and the three copies of a call's input.
+// Pins every error text of docs/design.md §4 byte for byte, and the three copies of a call's input.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import type { HookRunner } from '../../src/executor/hook-runner.js'

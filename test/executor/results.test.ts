@@ -1,4 +1,4 @@
-// Pins result handling inside a run (SPEC §5): per-tool persistence with the exact preview text,
+// Pins result handling inside a run (docs/design.md §5): per-tool persistence with the exact preview text,
 // the per-run budget's choice of what to persist, and Read's exemption.
 import { readFile } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'

@@ -1,4 +1,4 @@
-// Pins the scheduling rules of SPEC §6: partition and barrier, the cap, block-order results,
+// Pins the scheduling rules of docs/design.md §6: partition and barrier, the cap, block-order results,
 // progress before results, and when context modifiers apply.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'

@@ -24,7 +24,7 @@ const renderings: Record<keyof typeof permissionMessages, string[]> = {
 }
 
 describe('docs/permissions.md', () => {
-  it('keeps the SPEC text for a deny rule', () => {
+  it('keeps the documented text for a deny rule', () => {
     expect(permissionMessages.deniedByRule('Bash')).toBe('Permission to use Bash has been denied.')
   })
 

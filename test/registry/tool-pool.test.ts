@@ -1,4 +1,4 @@
-// Pins the registry's tiers (SPEC §3): simple mode, blanket deny rules, isEnabled, the sorted
+// Pins the registry's tiers (docs/design.md §3): simple mode, blanket deny rules, isEnabled, the sorted
 // two-group pool with built-ins winning name clashes, and the API serialisation.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'

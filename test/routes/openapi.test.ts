@@ -1,5 +1,5 @@
 // Pins the OpenAPI document: valid OpenAPI 3.1, equal to the committed openapi/openapi.json (and
-// its generated types), and covering every route of SPEC §10.
+// its generated types), and covering every route of docs/design.md §10.
 import { readFileSync } from 'node:fs'
 import { validate } from '@readme/openapi-parser'
 import { describe, expect, it } from 'vitest'

@@ -44,7 +44,7 @@ describe('createBuiltInTools', () => {
     },
   )
 
-  it('declares the SPEC result limits', () => {
+  it('declares the documented result limits', () => {
     const limits = Object.fromEntries(tools.map((tool) => [tool.name, tool.maxResultSizeChars]))
     expect(limits).toMatchObject({ Bash: 30_000, Grep: 20_000, Glob: 100_000, Read: Number.POSITIVE_INFINITY })
   })

@@ -59,7 +59,7 @@ function isReadOnlySimpleCommand(command: SimpleCommand): boolean {
 }
 
 /**
- * SPEC §9: true only when every command of the list or pipeline is a known read-only command
+ * docs/design.md §9: true only when every command of the list or pipeline is a known read-only command
  * with no file redirection, no `$VAR`, no command substitution, no unquoted glob, no
  * backgrounding, and no `cd` combined with `git` (a repository's config can run commands).
  * Anything the parser cannot represent faithfully is not read-only.

@@ -1,4 +1,4 @@
-// Pins the read-only classifier (SPEC §9): which commands run without a rule and in parallel.
+// Pins the read-only classifier (docs/design.md §9): which commands run without a rule and in parallel.
 import { describe, expect, it } from 'vitest'
 import { isReadOnlyCommand } from '../../../src/tools/bash/is-read-only-command.js'
 
