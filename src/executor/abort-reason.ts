@@ -28,7 +28,3 @@ export function abortReasonText(reason: AbortReason, toolName: string): string {
       return runTimeoutMessage(toolName, reason.timeoutMs)
   }
 }
-
-export function isAbortReason(value: unknown): value is AbortReason {
-  return typeof value === 'object' && value !== null && 'kind' in value
-}

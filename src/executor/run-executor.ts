@@ -1,8 +1,7 @@
 import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
-import type { ContextModifier } from '../tool/tool.js'
 import { BASH_TOOL_NAME } from '../tools/bash/bash-limits.js'
-import { type AbortReason, abortReasonText, isAbortReason } from './abort-reason.js'
+import { type AbortReason, abortReasonText } from './abort-reason.js'
 import { admitCall } from './admit-call.js'
 import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
 import { describeCall } from './describe-call.js'
@@ -28,10 +27,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   const hooks = options.hooks ?? NO_HOOKS
   const maxConcurrency = Math.max(1, Math.floor(options.options.maxConcurrency))
   const calls: TrackedCall[] = []
-  const refusals = new Map<TrackedCall, string>()
-  /** Calls whose error result came from the engine stopping them: these never cascade. */
-  const stoppedByEngine = new WeakSet<TrackedCall>()
-  const groupModifiers = new Map<number, ContextModifier>()
+  /** How many calls hold a `deferredModifier`: flushing is free while there are none. */
+  let deferredModifiers = 0
   let session: SessionContext = options.context
   let stopReason: AbortReason | undefined
   let cancelled = false
@@ -65,9 +62,14 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   let nextToStart = 0
 
   function flushGroupModifiers(): void {
-    const ordered = [...groupModifiers.entries()].sort(([a], [b]) => a - b)
-    groupModifiers.clear()
-    for (const [, modifier] of ordered) session = applyContextModifier(session, modifier, { runId, tools })
+    if (deferredModifiers === 0) return
+    deferredModifiers = 0
+    for (const call of calls) {
+      const modifier = call.deferredModifier
+      if (modifier === undefined) continue
+      call.deferredModifier = undefined
+      session = applyContextModifier(session, modifier, { runId, tools })
+    }
   }
 
   function finish(call: TrackedCall, outcome: CallOutcome): void {
@@ -84,16 +86,19 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     emit({ type: 'tool.completed', tool_use_id: call.block.id, is_error: outcome.isError, duration_ms: duration })
     // Serial calls change the context before the next call starts; a concurrent group's
     // modifiers wait until the whole group is over and then apply in block order.
-    if (outcome.contextModifier && call.safe) groupModifiers.set(call.index, outcome.contextModifier)
-    else if (outcome.contextModifier) session = applyContextModifier(session, outcome.contextModifier, { runId, tools })
-    if (outcome.isError && !stoppedByEngine.has(call)) abortSiblingsAfter(call)
+    if (outcome.contextModifier && call.safe) {
+      call.deferredModifier = outcome.contextModifier
+      deferredModifiers++
+    } else if (outcome.contextModifier)
+      session = applyContextModifier(session, outcome.contextModifier, { runId, tools })
+    if (outcome.isError && !call.stoppedByEngine) abortSiblingsAfter(call)
     yielder.completed(call)
   }
 
   function stop(call: TrackedCall, reason: AbortReason): void {
     // A call's own deadline is its failure (a Bash timeout cancels its siblings like any Bash
     // error); cancels, sibling aborts and the run deadline are the engine's doing and never cascade.
-    if (reason.kind !== 'timeout') stoppedByEngine.add(call)
+    if (reason.kind !== 'timeout') call.stoppedByEngine = true
     finish(call, { content: abortReasonText(reason, call.tool?.name ?? call.block.name), isError: true })
   }
 
@@ -154,7 +159,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     } catch (fault) {
       outcome = { content: pipelineFaultMessage(tool.name, String(fault)), isError: true }
     }
-    if (isAbortReason(call.abortReason)) stop(call, call.abortReason)
+    if (call.abortReason !== undefined) stop(call, call.abortReason)
     else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true })
     schedule()
   }
@@ -186,11 +191,10 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   function admit(call: TrackedCall): void {
     const immediateError = admitCall(call, tools)
     emit({ type: 'tool.queued', tool_use_id: call.block.id, name: call.block.name, concurrency_safe: call.safe })
-    const refusal = refusals.get(call)
-    if (refusal !== undefined) {
+    if (call.refusal !== undefined) {
       // A refused block never ran, so its error says nothing about its siblings.
-      stoppedByEngine.add(call)
-      finish(call, { content: wrapToolUseError(refusal), isError: true })
+      call.stoppedByEngine = true
+      finish(call, { content: wrapToolUseError(call.refusal), isError: true })
     } else if (stopReason) {
       stop(call, stopReason.kind === 'cancel' ? { kind: 'already-aborted' } : stopReason)
     } else if (immediateError !== undefined) {
@@ -214,8 +218,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
         block,
         safe: false,
         status: 'queued',
+        ...(addOptions?.refuseWith === undefined ? {} : { refusal: addOptions.refuseWith }),
       }
-      if (addOptions?.refuseWith !== undefined) refusals.set(call, addOptions.refuseWith)
       calls.push(call)
       scheduleKick()
     },

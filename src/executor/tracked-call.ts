@@ -1,6 +1,7 @@
 import type { ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
 import type { BlobRef } from '../results/blob-store.js'
-import type { AnyTool } from '../tool/tool.js'
+import type { AnyTool, ContextModifier } from '../tool/tool.js'
+import type { AbortReason } from './abort-reason.js'
 import type { CallOutcome } from './call-pipeline.js'
 
 /** queued → executing → completed → yielded (docs/design.md §6); `completed` means the outcome is known. */
@@ -12,7 +13,7 @@ export type TrackedCall = {
   /** Created on first use of the call's signal: most calls never look at it (see abortCall). */
   controller?: AbortController
   /** Set once, when the executor aborts the call. */
-  abortReason?: unknown
+  abortReason?: AbortReason
   tool?: AnyTool
   parsedInput?: { [key: string]: unknown }
   /** Decided once at queue time: parsed input AND isConcurrencySafe(parsed) without throwing. */
@@ -26,10 +27,16 @@ export type TrackedCall = {
   timer?: NodeJS.Timeout
   /** Called right after the executor aborts this call (see settleOrAbort). */
   onAbort?: () => void
+  /** Set when the block was refused before it could run (streamed input cut off): its error text. */
+  refusal?: string
+  /** The error result came from the engine stopping the call, not the call failing: it never cascades. */
+  stoppedByEngine?: boolean
+  /** A concurrency-safe call's context modifier, applied once its group is over, in block order. */
+  deferredModifier?: ContextModifier
 }
 
 /** Every abort goes through here, so the executor can stop waiting without signal listeners. */
-export function abortCall(call: TrackedCall, reason: unknown): void {
+export function abortCall(call: TrackedCall, reason: AbortReason): void {
   if (call.abortReason !== undefined) return
   call.abortReason = reason
   call.controller?.abort(reason)
