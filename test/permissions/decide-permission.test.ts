@@ -5,6 +5,7 @@ import type { PreToolUseOutcome } from '../../src/executor/hook-runner.js'
 import { decidePermission } from '../../src/permissions/decide-permission.js'
 import { createPermissionContext, type PermissionMode } from '../../src/tool/permission-context.js'
 import type { AnyTool } from '../../src/tool/tool.js'
+import type { TestWorkspace } from '../helpers/tool-context.js'
 import {
   bashTool,
   createWorkspace,
@@ -14,7 +15,6 @@ import {
   mcpTool,
   opinionatedTool,
   readTool,
-  type Workspace,
   writeTool,
 } from './permission-fixtures.js'
 
@@ -512,7 +512,7 @@ const cases: Case[] = [
   },
 ]
 
-let workspace: Workspace
+let workspace: TestWorkspace
 beforeAll(async () => {
   workspace = await createWorkspace()
 })
@@ -522,7 +522,7 @@ function fill(text: string): string {
   return text
     .replaceAll('{OUTSIDE}', workspace.outside)
     .replaceAll('{EXTRA}', workspace.extra)
-    .replaceAll('{BLOBS}', workspace.blobs)
+    .replaceAll('{BLOBS}', workspace.blobRoot)
     .replaceAll('{CWD}', workspace.cwd)
 }
 
@@ -569,7 +569,7 @@ describe('decidePermission', () => {
   })
 
   it('asks about a Write in the blob directory but reads there freely', async () => {
-    const blobFile = path.join(workspace.blobs, 'b.txt')
+    const blobFile = path.join(workspace.blobRoot, 'b.txt')
     const context = makeContext(workspace)
     expect((await decidePermission({ tool: writeTool, input: file(blobFile), context })).behavior).toBe('ask')
     expect((await decidePermission({ tool: readTool, input: file(blobFile), context })).behavior).toBe('allow')

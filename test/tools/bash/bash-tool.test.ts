@@ -2,7 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { formatThrownError } from '../../../src/executor/format-thrown-error.js'
 import { BashTool, MULTI_TENANT_WITHOUT_SANDBOX_MESSAGE } from '../../../src/tools/bash/bash-tool.js'
-import { createTestContext, createTestWorkspace, runTool, type TestWorkspace } from '../helpers.js'
+import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
+import { runTool } from '../helpers.js'
 import { eventually, processGroupExists } from './process-helpers.js'
 
 let workspace: TestWorkspace

@@ -6,7 +6,8 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BashTool } from '../../../src/tools/bash/bash-tool.js'
 import { detectSandbox } from '../../../src/tools/bash/sandbox.js'
-import { createTestContext, createTestWorkspace, runTool, type TestWorkspace } from '../helpers.js'
+import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
+import { runTool } from '../helpers.js'
 import { eventually, processesMatching } from './process-helpers.js'
 
 const detected = detectSandbox('auto')
