@@ -1,9 +1,10 @@
 // Pins GET /v1/runs/{id}/events: WebSocket and SSE delivery in seq order, ?after= / Last-Event-ID
 // replay, client frames (run.cancel, permission.response) and error frames that keep the socket up.
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, injectSocket } from '../helpers/build-test-app.js'
+import { buildTestApp } from '../helpers/build-test-app.js'
 import { runCompleted } from '../helpers/run-completion.js'
 import { createTestTools } from '../helpers/test-tools.js'
+import { injectSocket } from '../helpers/ws-client.js'
 
 const gate = (id: string, key: string, progress?: string) => ({
   type: 'tool_use',
@@ -76,7 +77,7 @@ describe('GET /v1/runs/{id}/events over WebSocket', () => {
     await stream.closed
     const errors = stream.received.filter((frame) => frame.type === 'error').map((frame) => frame.code)
     expect(errors).toEqual(['invalid_frame', 'permission_request_not_found', 'invalid_frame'])
-    const result = stream.received.find((frame) => frame.type === 'tool.result') as { result: { content: string } }
+    const result = stream.received.find((frame) => frame.type === 'tool.result') as unknown as { result: { content: string } }
     expect(result.result.content).toContain("The user doesn't want to proceed with this tool use")
     expect(stream.received.at(-1)).toMatchObject({ type: 'run.completed', status: 'cancelled' })
   })
@@ -96,7 +97,7 @@ describe('GET /v1/runs/{id}/events over WebSocket', () => {
     })
     await stream.closed
     expect(stream.received.find((frame) => frame.type === 'permission.resolved')).toMatchObject({ decision: 'allow' })
-    const result = stream.received.find((frame) => frame.type === 'tool.result') as { result: { content: string } }
+    const result = stream.received.find((frame) => frame.type === 'tool.result') as unknown as { result: { content: string } }
     expect(result.result.content).toBe('touched y')
     expect(tools.touched).toEqual([{ name: 'y' }])
   })
