@@ -2,6 +2,7 @@
 // resuming with Last-Event-ID, and the stream ending after run.completed.
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { describe, expect, it } from 'vitest'
+import { RUN_EVENT_TYPES_WITHOUT_PERMISSIONS } from '../helpers/run-event-types.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 import { createTestTools } from '../helpers/test-tools.js'
 
@@ -33,15 +34,7 @@ describe('events over SSE', () => {
       // The call is held open until the client has seen its progress: delivery is live.
       if (message.event === 'tool.progress') tools.open('a', 'finished')
     })
-    expect(messages.map((message) => message.event)).toEqual([
-      'run.started',
-      'tool.queued',
-      'tool.started',
-      'tool.progress',
-      'tool.completed',
-      'tool.result',
-      'run.completed',
-    ])
+    expect(messages.map((message) => message.event)).toEqual(RUN_EVENT_TYPES_WITHOUT_PERMISSIONS)
     expect(messages.map((message) => Number(message.id))).toEqual([1, 2, 3, 4, 5, 6, 7])
     expect(JSON.parse(messages[5]!.data)).toMatchObject({ result: { tool_use_id: 'a', content: 'finished' } })
 

@@ -1,6 +1,3 @@
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { expect } from 'vitest'
 import { z } from 'zod'
 import type { RunEventBody } from '../../src/events/run-event.js'
@@ -9,50 +6,23 @@ import type { RunExecutorOptions, RunOutcome } from '../../src/executor/run-exec
 import type { RunOptions } from '../../src/executor/run-options.js'
 import type { SessionContext } from '../../src/executor/session-context.js'
 import type { ToolUseBlock } from '../../src/messages/content-blocks.js'
-import { createFileBlobStore } from '../../src/results/file-blob-store.js'
 import { buildTool } from '../../src/tool/build-tool.js'
-import { createPermissionContext } from '../../src/tool/permission-context.js'
 import type { AnyTool, ToolUseContext } from '../../src/tool/tool.js'
+import { createGates } from '../helpers/gates.js'
+import { createTestContext, useTestWorkspace } from '../helpers/tool-context.js'
 
-export type Deferred<T = void> = { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void }
-
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
-
+/** A session on a fresh workspace, removed when the test finishes. */
 export async function makeSession(): Promise<SessionContext> {
-  const root = await mkdtemp(join(tmpdir(), 'toolexec-exec-'))
-  return {
-    tenant: 'default',
-    sessionId: 'session-1',
-    cwd: root,
-    permissionContext: createPermissionContext(),
-    readFileState: new Map(),
-    todos: [],
-    blobs: createFileBlobStore({ root: join(root, 'blobs'), ttlMs: 60_000 }),
-    environment: { sandbox: 'off', multiTenant: false, blobDirectory: join(root, 'blobs', 'default') },
-  }
+  const workspace = await useTestWorkspace()
+  return createTestContext({ cwd: workspace.cwd, blobRoot: workspace.blobRoot, tenant: 'default' })
 }
 
 /**
- * A tool whose every call waits until the test releases it by tool_use id, recording how many
- * calls of the whole set execute at once. `safe` decides concurrency from the input.
+ * Tools whose every call waits until the test releases it by tool_use id (test/helpers/gates.ts).
+ * `safe` in the input decides concurrency; `output` replaces the released text.
  */
 export function createGateTools() {
-  const gates = new Map<string, Deferred<string>>()
-  const started: string[] = []
-  let running = 0
-  let maxRunning = 0
-  const gate = (id: string) => {
-    if (!gates.has(id)) gates.set(id, deferred<string>())
-    return gates.get(id)!
-  }
+  const gates = createGates()
   const make = (name: string, extra: Partial<AnyTool> = {}) =>
     buildTool({
       name,
@@ -63,30 +33,18 @@ export function createGateTools() {
       isConcurrencySafe: (input: { safe?: boolean }) => input.safe === true,
       isReadOnly: (input: { safe?: boolean }) => input.safe === true,
       async call(input, context: ToolUseContext) {
-        started.push(context.toolUseId)
-        running++
-        maxRunning = Math.max(maxRunning, running)
-        try {
-          const text = await Promise.race([
-            gate(context.toolUseId).promise,
-            new Promise<never>((_, reject) =>
-              context.abortSignal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
-            ),
-          ])
-          return { data: input.output ?? text }
-        } finally {
-          running--
-        }
+        const text = await gates.pass(context.toolUseId, context.abortSignal)
+        return { data: input.output ?? text }
       },
       ...extra,
     }) as AnyTool
   return {
     make,
-    release: (id: string, text = `done ${id}`) => gate(id).resolve(text),
-    fail: (id: string, error: unknown) => gate(id).reject(error),
-    started,
-    running: () => running,
-    maxRunning: () => maxRunning,
+    release: (id: string, text = `done ${id}`) => gates.open(id, text),
+    fail: gates.fail,
+    started: gates.started,
+    running: gates.running,
+    maxRunning: gates.maxRunning,
   }
 }
 

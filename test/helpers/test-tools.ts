@@ -1,29 +1,15 @@
 import { z } from 'zod'
 import { buildTool, deferToPermissionRules } from '../../src/tool/build-tool.js'
+import { createGates } from './gates.js'
 
 /**
  * Tools whose timing the test controls. `Gate` calls block until the test opens their key,
  * so cancel, progress and replay tests need no sleeps.
  */
 export function createTestTools() {
-  const gates = new Map<string, { open: (text: string) => void; opened: Promise<string> }>()
-  const startedWaiters = new Map<string, Array<() => void>>()
-  const started = new Set<string>()
+  const gates = createGates()
   const executions = { echo: 0, gate: 0, touch: 0 }
   const touched: Array<Record<string, unknown>> = []
-
-  const gateOf = (key: string) => {
-    let gate = gates.get(key)
-    if (!gate) {
-      let open!: (text: string) => void
-      const opened = new Promise<string>((resolve) => {
-        open = resolve
-      })
-      gate = { open, opened }
-      gates.set(key, gate)
-    }
-    return gate
-  }
 
   const echo = buildTool({
     name: 'Echo',
@@ -50,13 +36,8 @@ export function createTestTools() {
     interruptBehavior: () => 'cancel' as const,
     call: async (input, context, _canUseTool, _parent, onProgress) => {
       executions.gate++
-      started.add(input.key)
-      for (const wake of startedWaiters.get(input.key) ?? []) wake()
       if (input.progress !== undefined) onProgress?.({ text: input.progress })
-      const aborted = new Promise<never>((_resolve, reject) => {
-        context.abortSignal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })
-      })
-      return { data: await Promise.race([gateOf(input.key).opened, aborted]) }
+      return { data: await gates.pass(input.key, context.abortSignal) }
     },
   })
 
@@ -81,14 +62,9 @@ export function createTestTools() {
     touched,
     executions,
     /** Lets the Gate call waiting on `key` return `text`. */
-    open: (key: string, text = `opened ${key}`) => gateOf(key).open(text),
+    open: (key: string, text = `opened ${key}`) => gates.open(key, text),
     /** Resolves once a Gate call with `key` has started. */
-    started: (key: string) =>
-      started.has(key)
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            startedWaiters.set(key, [...(startedWaiters.get(key) ?? []), resolve])
-          }),
+    started: gates.whenStarted,
   }
 }
 

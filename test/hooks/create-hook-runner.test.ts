@@ -11,9 +11,10 @@ import type { HooksConfig } from '../../src/hooks/hooks-config-schema.js'
 import { SILENT_LOGGER } from '../../src/logging/logger.js'
 import { createPermissionGate } from '../../src/permissions/create-permission-gate.js'
 import { createPermissionContext } from '../../src/tool/permission-context.js'
-import { bashTool, createWorkspace, makeContext, mcpTool, type Workspace } from '../permissions/permission-fixtures.js'
+import type { TestWorkspace } from '../helpers/tool-context.js'
+import { bashTool, createWorkspace, makeContext, mcpTool } from '../permissions/permission-fixtures.js'
 
-let workspace: Workspace
+let workspace: TestWorkspace
 let scripts: string
 beforeAll(async () => {
   workspace = await createWorkspace()

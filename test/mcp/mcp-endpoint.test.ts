@@ -5,11 +5,12 @@ import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { DEFAULT_TENANT } from '../../src/auth/default-tenant.js'
 import { RUN_ID_META_KEY } from '../../src/mcp/endpoint/create-toolexec-mcp-server.js'
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js'
-import { eventually, startServiceWithMcp, tempDir } from './mcp-test-helpers.js'
+import { REAL_PROCESS_WAIT } from '../helpers/real-process-wait.js'
+import { startServiceWithMcp, tempDir } from './mcp-test-helpers.js'
 
 type Service = Awaited<ReturnType<typeof startServiceWithMcp>>
 
@@ -157,10 +158,10 @@ describe('/mcp endpoint', () => {
     await listening.connect(new StreamableHTTPClientTransport(url))
     try {
       // The notification travels on the client's GET stream, which opens just after initialize.
-      await eventually(() => {
+      await vi.waitFor(() => {
         testApp.app.mcpEndpoint.toolsChanged()
-        return notified || undefined
-      }, 'tools/list_changed')
+        expect(notified, 'tools/list_changed').toBe(true)
+      }, REAL_PROCESS_WAIT)
     } finally {
       await listening.close()
     }

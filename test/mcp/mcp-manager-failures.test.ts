@@ -1,9 +1,10 @@
 // Pins the manager's failure handling with real child processes: a server dying mid-call, a missing command, a crash loop, cancellation.
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createMcpManager, type McpManager, type McpManagerOptions } from '../../src/mcp/client/mcp-manager.js'
 import type { ToolProgressData } from '../../src/tool/tool.js'
-import { CLIENT_INFO, eventually, FIXTURE_SERVER, findTool, readLines, runTool, tempDir } from './mcp-test-helpers.js'
+import { REAL_PROCESS_WAIT } from '../helpers/real-process-wait.js'
+import { CLIENT_INFO, FIXTURE_SERVER, findTool, readLines, runTool, tempDir } from './mcp-test-helpers.js'
 
 /** `${NAME}` as the settings file spells it. */
 const ref = (name: string) => `\${${name}}`
@@ -106,10 +107,11 @@ describe('MCP manager failures', () => {
     controller.abort('user pressed stop')
     await expect(call).rejects.toThrow(/mcp__fixture__wait-for-cancel was cancelled/)
     expect(progress).toEqual([{ progress: 1, total: 2, message: 'waiting' }])
-    const cancelled = await eventually(
-      async () => (await readLines(log)).find((line) => line.startsWith('cancelled')),
-      'the server to log the cancellation',
-    )
+    const cancelled = await vi.waitFor(async () => {
+      const line = (await readLines(log)).find((candidate) => candidate.startsWith('cancelled'))
+      expect(line, 'the server to log the cancellation').toBeDefined()
+      return line
+    }, REAL_PROCESS_WAIT)
     expect(cancelled).toBe('cancelled user pressed stop')
     expect(manager.states()[0]?.status).toBe('connected')
   })

@@ -2,11 +2,10 @@ import { mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { BlobStore } from '../../src/results/blob-store.js'
-import { createPermissionContext } from '../../src/tool/permission-context.js'
 import type { AnyTool, MappedToolResult, ToolProgressData, ToolUseContext } from '../../src/tool/tool.js'
 import type { TestAppOptions } from '../helpers/build-test-app.js'
 import { startTestServer } from '../helpers/start-test-server.js'
+import { createTestContext } from '../helpers/tool-context.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -20,22 +19,15 @@ export function tempDir(prefix: string): Promise<string> {
   return mkdtemp(path.join(tmpdir(), `toolexec-mcp-${prefix}-`))
 }
 
-/** Just enough context for an MCP tool's `call`: it only reads the abort signal. */
+/** Just enough context for an MCP tool's `call`: it only reads the abort signal, and never writes a blob. */
 export function toolContext(abortSignal: AbortSignal = new AbortController().signal): ToolUseContext {
-  return {
-    tenant: 'test',
-    sessionId: 'session',
-    runId: 'run',
-    toolUseId: 'toolu_1',
+  return createTestContext({
     cwd: root,
-    permissionContext: createPermissionContext(),
+    blobRoot: tmpdir(),
+    tenant: 'test',
     abortSignal,
-    readFileState: new Map(),
-    todos: [],
-    tools: [],
-    blobs: {} as BlobStore,
-    environment: { sandbox: 'off', multiTenant: false, blobDirectory: root },
-  }
+    environment: { blobDirectory: root },
+  })
 }
 
 export function findTool(tools: readonly AnyTool[], name: string): AnyTool {
@@ -54,17 +46,6 @@ export async function runTool(
   const allow = async () => ({ behavior: 'allow' as const })
   const result = await tool.call(input, toolContext(options.signal), allow, parent, options.onProgress)
   return tool.mapToolResult(result.data, 'toolu_1')
-}
-
-/** Polls until `check` returns a value; only for effects of real processes we cannot await. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
-  const deadline = Date.now() + 10_000
-  while (Date.now() < deadline) {
-    const value = await check()
-    if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  throw new Error(`timed out waiting for ${what}`)
 }
 
 export async function readLines(file: string): Promise<string[]> {

@@ -9,9 +9,10 @@ import type {
 } from '../../src/permissions/permission-prompter.js'
 import { buildTool, deferToPermissionRules } from '../../src/tool/build-tool.js'
 import { createPermissionContext, type ToolPermissionContext } from '../../src/tool/permission-context.js'
-import { bashTool, createWorkspace, makeContext, type Workspace } from './permission-fixtures.js'
+import type { TestWorkspace } from '../helpers/tool-context.js'
+import { bashTool, createWorkspace, makeContext } from './permission-fixtures.js'
 
-let workspace: Workspace
+let workspace: TestWorkspace
 beforeAll(async () => {
   workspace = await createWorkspace()
 })

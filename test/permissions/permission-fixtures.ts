@@ -1,12 +1,11 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
-import os from 'node:os'
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
-import type { BlobStore } from '../../src/results/blob-store.js'
 import { buildTool, deferToPermissionRules } from '../../src/tool/build-tool.js'
 import { createPermissionContext, type ToolPermissionContext } from '../../src/tool/permission-context.js'
 import type { PermissionResult } from '../../src/tool/permission-result.js'
 import type { AnyTool, ToolUseContext } from '../../src/tool/tool.js'
+import { createTestContext, createTestWorkspace, type TestWorkspace } from '../helpers/tool-context.js'
 
 const READ_ONLY_COMMANDS = new Set(['ls', 'cat', 'echo', 'pwd', 'head'])
 
@@ -73,50 +72,32 @@ export const opinionatedTool = (result: PermissionResult): AnyTool =>
     checkPermissions: async () => result,
   })
 
-/** A real workspace: src/a.ts, secrets/key.txt, .env, a link to outside; plus outside, extra and blob dirs. */
-export type Workspace = {
-  root: string
-  cwd: string
-  outside: string
-  extra: string
-  blobs: string
-  cleanup(): Promise<void>
-}
-
-export async function createWorkspace(): Promise<Workspace> {
-  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'toolexec-permissions-')))
-  const cwd = path.join(root, 'ws')
-  const outside = path.join(root, 'outside')
-  const extra = path.join(root, 'extra')
-  const blobs = path.join(root, 'blobs')
-  for (const directory of [cwd, outside, extra, blobs, path.join(cwd, 'src'), path.join(cwd, 'secrets')]) {
-    await mkdir(directory, { recursive: true })
-  }
+/** A test workspace holding src/a.ts, secrets/key.txt, .env and a link to outside; outside holds notes.txt. */
+export async function createWorkspace(): Promise<TestWorkspace> {
+  const workspace = await createTestWorkspace()
+  const { cwd, outside } = workspace
+  await mkdir(path.join(cwd, 'src'))
+  await mkdir(path.join(cwd, 'secrets'))
   await writeFile(path.join(cwd, 'src/a.ts'), 'export {}\n')
   await writeFile(path.join(cwd, 'secrets/key.txt'), 'k\n')
   await writeFile(path.join(cwd, '.env'), 'A=1\n')
   await writeFile(path.join(outside, 'notes.txt'), 'n\n')
   await symlink(outside, path.join(cwd, 'link-out'))
-  return { root, cwd, outside, extra, blobs, cleanup: () => rm(root, { recursive: true, force: true }) }
+  return workspace
 }
 
+/** The context these tests decide in: tenant t1, blobs straight under the workspace's blob root. */
 export function makeContext(
-  workspace: Workspace,
+  workspace: TestWorkspace,
   permissionContext: ToolPermissionContext = createPermissionContext(),
   abortSignal: AbortSignal = new AbortController().signal,
 ): ToolUseContext {
-  return {
-    tenant: 't1',
-    sessionId: 'session-1',
-    runId: 'run-1',
-    toolUseId: 'toolu_1',
+  return createTestContext({
     cwd: workspace.cwd,
+    blobRoot: workspace.blobRoot,
+    tenant: 't1',
     permissionContext,
     abortSignal,
-    readFileState: new Map(),
-    todos: [],
-    tools: [],
-    blobs: {} as BlobStore,
-    environment: { sandbox: 'off', multiTenant: false, blobDirectory: workspace.blobs },
-  }
+    environment: { blobDirectory: workspace.blobRoot },
+  })
 }

@@ -1,11 +1,11 @@
 // Pins replay at the end of a run's events: a subscriber that already has run.completed (or asks
 // for more than there is) is told the stream is over instead of waiting forever, over WebSocket and SSE.
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, injectSocket } from '../helpers/build-test-app.js'
+import { buildTestApp } from '../helpers/build-test-app.js'
 import { runCompleted } from '../helpers/run-completion.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 import { createTestTools } from '../helpers/test-tools.js'
-import { connect } from '../helpers/ws-client.js'
+import { connect, injectSocket } from '../helpers/ws-client.js'
 
 const gate = (id: string, key: string) => ({ type: 'tool_use', id, name: 'Gate', input: { key } })
 

@@ -1,9 +1,11 @@
 // Pins GET /v1/runs/{id}/events: WebSocket and SSE delivery in seq order, ?after= / Last-Event-ID
 // replay, client frames (run.cancel, permission.response) and error frames that keep the socket up.
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, injectSocket } from '../helpers/build-test-app.js'
+import { buildTestApp } from '../helpers/build-test-app.js'
 import { runCompleted } from '../helpers/run-completion.js'
+import { RUN_EVENT_TYPES_WITHOUT_PERMISSIONS } from '../helpers/run-event-types.js'
 import { createTestTools } from '../helpers/test-tools.js'
+import { injectSocket } from '../helpers/ws-client.js'
 
 const gate = (id: string, key: string, progress?: string) => ({
   type: 'tool_use',
@@ -35,17 +37,7 @@ describe('GET /v1/runs/{id}/events over WebSocket', () => {
     expect(types[0]).toBe('run.started')
     expect(types.at(-1)).toBe('run.completed')
     expect(stream.received.map((frame) => frame.seq)).toEqual(types.map((_type, index) => index + 1))
-    expect(new Set(types)).toEqual(
-      new Set([
-        'run.started',
-        'tool.queued',
-        'tool.started',
-        'tool.progress',
-        'tool.completed',
-        'tool.result',
-        'run.completed',
-      ]),
-    )
+    expect(new Set(types)).toEqual(new Set(RUN_EVENT_TYPES_WITHOUT_PERMISSIONS))
     // Results in block order even though b completed first.
     const results = stream.received.filter((frame) => frame.type === 'tool.result').map((frame) => frame.tool_use_id)
     expect(results).toEqual(['a', 'b'])
@@ -76,7 +68,9 @@ describe('GET /v1/runs/{id}/events over WebSocket', () => {
     await stream.closed
     const errors = stream.received.filter((frame) => frame.type === 'error').map((frame) => frame.code)
     expect(errors).toEqual(['invalid_frame', 'permission_request_not_found', 'invalid_frame'])
-    const result = stream.received.find((frame) => frame.type === 'tool.result') as { result: { content: string } }
+    const result = stream.received.find((frame) => frame.type === 'tool.result') as unknown as {
+      result: { content: string }
+    }
     expect(result.result.content).toContain("The user doesn't want to proceed with this tool use")
     expect(stream.received.at(-1)).toMatchObject({ type: 'run.completed', status: 'cancelled' })
   })
@@ -96,7 +90,9 @@ describe('GET /v1/runs/{id}/events over WebSocket', () => {
     })
     await stream.closed
     expect(stream.received.find((frame) => frame.type === 'permission.resolved')).toMatchObject({ decision: 'allow' })
-    const result = stream.received.find((frame) => frame.type === 'tool.result') as { result: { content: string } }
+    const result = stream.received.find((frame) => frame.type === 'tool.result') as unknown as {
+      result: { content: string }
+    }
     expect(result.result.content).toBe('touched y')
     expect(tools.touched).toEqual([{ name: 'y' }])
   })

@@ -1,8 +1,9 @@
 // Pins the wiring of the settings file's mcpServers: servers connect in the background, their state
 // is served by GET /v1/mcp/servers and /readyz, and their tools join the pool as they connect.
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { buildTestApp } from '../helpers/build-test-app.js'
+import { REAL_PROCESS_WAIT } from '../helpers/real-process-wait.js'
 
 const FIXTURE_SERVER = fileURLToPath(new URL('../fixtures/mcp/fixture-server.mjs', import.meta.url))
 
@@ -12,12 +13,11 @@ describe('MCP servers from the settings file', () => {
       settings: { mcpServers: { fixture: { command: process.execPath, args: [FIXTURE_SERVER] } } },
     })
     // A real child process connects in the background: poll its state, with a generous bound.
-    let servers: Array<{ name: string; status: string; tool_count: number }> = []
-    for (let attempt = 0; attempt < 200; attempt++) {
-      servers = (await app.inject({ url: '/v1/mcp/servers' })).json().servers
-      if (servers[0]?.status === 'connected') break
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    const servers: Array<{ name: string; status: string; tool_count: number }> = await vi.waitFor(async () => {
+      const listed = (await app.inject({ url: '/v1/mcp/servers' })).json().servers
+      expect(listed[0]?.status).toBe('connected')
+      return listed
+    }, REAL_PROCESS_WAIT)
     expect(servers).toEqual([expect.objectContaining({ name: 'fixture', type: 'stdio', status: 'connected' })])
     expect(servers[0]!.tool_count).toBeGreaterThan(0)
     const ready = (await app.inject({ url: '/readyz' })).json()
@@ -35,12 +35,13 @@ describe('MCP servers from the settings file', () => {
         },
       },
     })
-    let servers: Array<{ name: string; status: string; last_error?: string }> = []
-    for (let attempt = 0; attempt < 200; attempt++) {
-      servers = (await app.inject({ url: '/readyz' })).json().mcp_servers
-      if (servers.every((server) => server.status === 'connected' || server.status === 'failed')) break
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    const servers: Array<{ name: string; status: string; last_error?: string }> = await vi.waitFor(async () => {
+      const listed: Array<{ name: string; status: string; last_error?: string }> = (
+        await app.inject({ url: '/readyz' })
+      ).json().mcp_servers
+      expect(listed.every((server) => server.status === 'connected' || server.status === 'failed')).toBe(true)
+      return listed
+    }, REAL_PROCESS_WAIT)
     const ready = await app.inject({ url: '/readyz' })
     expect(ready.statusCode).toBe(200)
     const broken = servers.find((server) => server.name === 'broken')

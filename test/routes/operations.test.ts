@@ -1,8 +1,9 @@
 // Pins the operational routes and the tool pool: /healthz, /readyz, /metrics, /v1/tools, /v1/blobs,
 // request ids and unknown routes as problem+json.
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, injectSocket } from '../helpers/build-test-app.js'
+import { buildTestApp } from '../helpers/build-test-app.js'
 import { createTestTools } from '../helpers/test-tools.js'
+import { injectSocket } from '../helpers/ws-client.js'
 
 describe('operations', () => {
   it('answers health and readiness probes', async () => {

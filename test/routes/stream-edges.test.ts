@@ -1,12 +1,12 @@
 // Pins /v1/stream edge cases: a stream forwarded verbatim after a max_tokens stop, refused blocks in
 // the middle of a frame's actions, and a server shutdown while blocks are still held or open.
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, injectSocket } from '../helpers/build-test-app.js'
+import { buildTestApp } from '../helpers/build-test-app.js'
 import { runCompleted } from '../helpers/run-completion.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 import { delta, start, stop } from '../helpers/stream-events.js'
 import { createTestTools } from '../helpers/test-tools.js'
-import { connect } from '../helpers/ws-client.js'
+import { connect, injectSocket } from '../helpers/ws-client.js'
 
 const echo = (id: string, text: string) => ({
   type: 'tool_use',

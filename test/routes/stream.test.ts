@@ -1,10 +1,11 @@
 // Pins GET /v1/stream: run.start first, blocks start as soon as they are complete (before the
 // message ends), raw Messages stream events and tool_use frames, max_tokens, and a client leaving.
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, injectSocket } from '../helpers/build-test-app.js'
+import { buildTestApp } from '../helpers/build-test-app.js'
 import { runCompleted } from '../helpers/run-completion.js'
 import { delta, start, stop } from '../helpers/stream-events.js'
 import { createTestTools } from '../helpers/test-tools.js'
+import { injectSocket } from '../helpers/ws-client.js'
 
 async function setup() {
   const tools = createTestTools()

@@ -1,67 +1,6 @@
-// Shared fixtures for the built-in tool tests: temp directories and a real ToolUseContext.
-import { mkdtemp, realpath, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
+// Runs a built-in tool the way the engine does (workspace and context: test/helpers/tool-context.ts).
 import type { AssistantMessage } from '../../src/messages/content-blocks.js'
-import { createFileBlobStore } from '../../src/results/file-blob-store.js'
-import { createPermissionContext } from '../../src/tool/permission-context.js'
-import type { AnyTool, CanUseToolFn, ToolEnvironment, ToolUseContext } from '../../src/tool/tool.js'
-
-export type TestWorkspace = {
-  /** Real path of the session cwd. */
-  cwd: string
-  /** Real path of a sibling directory outside every working directory. */
-  outside: string
-  blobRoot: string
-  cleanup(): Promise<void>
-}
-
-export async function createTestWorkspace(): Promise<TestWorkspace> {
-  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'toolexec-tools-')))
-  const cwd = path.join(root, 'workspace')
-  const outside = path.join(root, 'outside')
-  const blobRoot = path.join(root, 'blobs')
-  const { mkdir } = await import('node:fs/promises')
-  await Promise.all([mkdir(cwd), mkdir(outside), mkdir(blobRoot)])
-  return { cwd, outside, blobRoot, cleanup: () => rm(root, { recursive: true, force: true }) }
-}
-
-export type TestContextOptions = {
-  cwd: string
-  blobRoot: string
-  tenant?: string
-  additionalWorkingDirectories?: string[]
-  environment?: Partial<ToolEnvironment>
-  abortSignal?: AbortSignal
-  tools?: readonly AnyTool[]
-  toolUseId?: string
-}
-
-export function createTestContext(options: TestContextOptions): ToolUseContext {
-  const tenant = options.tenant ?? 'tenant-a'
-  const blobs = createFileBlobStore({ root: options.blobRoot, ttlMs: 60_000 })
-  return {
-    tenant,
-    sessionId: 'session-1',
-    runId: 'run-1',
-    toolUseId: options.toolUseId ?? 'toolu_1',
-    cwd: options.cwd,
-    permissionContext: createPermissionContext({
-      additionalWorkingDirectories: options.additionalWorkingDirectories ?? [],
-    }),
-    abortSignal: options.abortSignal ?? new AbortController().signal,
-    readFileState: new Map(),
-    todos: [],
-    tools: options.tools ?? [],
-    blobs,
-    environment: {
-      sandbox: 'off',
-      multiTenant: false,
-      blobDirectory: blobs.directory(tenant),
-      ...options.environment,
-    },
-  }
-}
+import type { AnyTool, CanUseToolFn, ToolUseContext } from '../../src/tool/tool.js'
 
 export const allowAll: CanUseToolFn = async () => ({ behavior: 'allow' })
 

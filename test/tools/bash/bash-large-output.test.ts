@@ -3,7 +3,8 @@ import { stat } from 'node:fs/promises'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { formatThrownError } from '../../../src/executor/format-thrown-error.js'
 import { type BashOutput, BashTool } from '../../../src/tools/bash/bash-tool.js'
-import { createTestContext, createTestWorkspace, runTool, type TestWorkspace } from '../helpers.js'
+import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
+import { runTool } from '../helpers.js'
 
 let workspace: TestWorkspace
 beforeEach(async () => {

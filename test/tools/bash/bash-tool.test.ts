@@ -1,9 +1,11 @@
 // Pins Bash: merged output, exit-code errors, timeout and abort killing the whole process group, validation, progress.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { formatThrownError } from '../../../src/executor/format-thrown-error.js'
 import { BashTool, MULTI_TENANT_WITHOUT_SANDBOX_MESSAGE } from '../../../src/tools/bash/bash-tool.js'
-import { createTestContext, createTestWorkspace, runTool, type TestWorkspace } from '../helpers.js'
-import { eventually, processGroupExists } from './process-helpers.js'
+import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
+import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
+import { runTool } from '../helpers.js'
+import { processGroupExists } from './process-helpers.js'
 
 let workspace: TestWorkspace
 beforeEach(async () => {
@@ -59,7 +61,7 @@ describe('Bash', () => {
     expect((outcome as { message: string }).message).toContain('Command timed out after 500 ms')
     expect((outcome as { message: string }).message).toContain('may have had partial effects')
     const group = await pgid
-    await eventually(() => !processGroupExists(group), `process group ${group} to be gone`)
+    await vi.waitFor(() => expect(processGroupExists(group), `process group ${group}`).toBe(false), REAL_PROCESS_WAIT)
   })
 
   it('kills the whole process group when the call is aborted', async () => {
@@ -70,14 +72,14 @@ describe('Bash', () => {
     controller.abort()
     const outcome = await result
     expect(outcome).toMatchObject({ ok: false, message: expect.stringContaining('aborted') })
-    await eventually(() => !processGroupExists(group), `process group ${group} to be gone`)
+    await vi.waitFor(() => expect(processGroupExists(group), `process group ${group}`).toBe(false), REAL_PROCESS_WAIT)
   })
 
   it('kills background jobs left behind when the command exits', async () => {
     const { pgid, result } = runObserved('sleep 1000 > /dev/null 2>&1 & echo started')
     expect(await result).toMatchObject({ ok: true })
     const group = await pgid
-    await eventually(() => !processGroupExists(group), `process group ${group} to be gone`)
+    await vi.waitFor(() => expect(processGroupExists(group), `process group ${group}`).toBe(false), REAL_PROCESS_WAIT)
   })
 
   it('does not pass the service settings (TOOLEXEC_*) to commands', async () => {

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createFileBlobStore } from '../../../src/results/file-blob-store.js'
 import { createOutputCollector } from '../../../src/tools/bash/output-collector.js'
-import { createTestWorkspace, type TestWorkspace } from '../helpers.js'
+import { createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
 
 let workspace: TestWorkspace
 beforeEach(async () => {

@@ -1,6 +1,5 @@
-// Helpers for observing real processes from Bash tests (bounded polling, never sleeps-then-assert).
+// Helpers for observing real processes from Bash tests (tests poll them with vi.waitFor, never sleep-then-assert).
 import { readdir, readFile } from 'node:fs/promises'
-import { setTimeout as delay } from 'node:timers/promises'
 
 export function processGroupExists(pgid: number): boolean {
   try {
@@ -9,19 +8,6 @@ export function processGroupExists(pgid: number): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false
     throw error
-  }
-}
-
-/** Polls until `condition` holds, failing after a generous bound. */
-export async function eventually(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  boundMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + boundMs
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for: ${what}`)
-    await delay(25)
   }
 }
 

@@ -3,11 +3,13 @@
 import { readlinkSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BashTool } from '../../../src/tools/bash/bash-tool.js'
 import { detectSandbox } from '../../../src/tools/bash/sandbox.js'
-import { createTestContext, createTestWorkspace, runTool, type TestWorkspace } from '../helpers.js'
-import { eventually, processesMatching } from './process-helpers.js'
+import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
+import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
+import { runTool } from '../helpers.js'
+import { processesMatching } from './process-helpers.js'
 
 const detected = detectSandbox('auto')
 
@@ -109,12 +111,15 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`Bash in bubblewrap (${detected.re
       () => started(),
     )
     await running
-    await eventually(
-      async () => (await processesMatching(`sleep 2${marker}`)).length > 0,
-      'the sandboxed sleep to start',
+    await vi.waitFor(
+      async () => expect(await processesMatching(`sleep 2${marker}`), 'the sandboxed sleep').not.toHaveLength(0),
+      REAL_PROCESS_WAIT,
     )
     controller.abort()
     expect(await call).toMatchObject({ ok: false })
-    await eventually(async () => (await processesMatching(marker)).length === 0, 'every sandboxed process to be gone')
+    await vi.waitFor(
+      async () => expect(await processesMatching(marker), 'sandboxed processes').toEqual([]),
+      REAL_PROCESS_WAIT,
+    )
   })
 })

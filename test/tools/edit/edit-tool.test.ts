@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ToolUseContext } from '../../../src/tool/tool.js'
 import { EditTool } from '../../../src/tools/edit/edit-tool.js'
 import { ReadTool } from '../../../src/tools/read/read-tool.js'
-import { createTestContext, createTestWorkspace, okData, runTool, type TestWorkspace } from '../helpers.js'
+import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
+import { okData, runTool } from '../helpers.js'
 
 let workspace: TestWorkspace
 let ctx: ToolUseContext

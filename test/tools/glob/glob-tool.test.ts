@@ -3,7 +3,8 @@ import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type GlobOutput, GlobTool } from '../../../src/tools/glob/glob-tool.js'
-import { createTestContext, createTestWorkspace, runTool, type TestWorkspace } from '../helpers.js'
+import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
+import { runTool } from '../helpers.js'
 
 let workspace: TestWorkspace
 beforeEach(async () => {

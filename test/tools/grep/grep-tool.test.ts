@@ -5,7 +5,8 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { GrepBackend } from '../../../src/tools/grep/grep-arguments.js'
 import { createGrepTool, type GrepOutput } from '../../../src/tools/grep/grep-tool.js'
-import { createTestContext, createTestWorkspace, runTool, type TestWorkspace } from '../helpers.js'
+import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
+import { runTool } from '../helpers.js'
 
 const available = (program: string) => spawnSync(program, ['--version'], { stdio: 'ignore' }).status === 0
 

@@ -8,7 +8,7 @@ import {
   resolveConfinedPath,
   tryResolveConfinedPath,
 } from '../../../src/tools/shared/resolve-confined-path.js'
-import { createTestContext, createTestWorkspace, type TestWorkspace } from '../helpers.js'
+import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
 
 let workspace: TestWorkspace
 beforeEach(async () => {

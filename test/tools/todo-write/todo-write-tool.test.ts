@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { decidePermission } from '../../../src/permissions/decide-permission.js'
 import { TodoWriteTool } from '../../../src/tools/todo-write/todo-write-tool.js'
-import { createTestContext, okData, runTool } from '../helpers.js'
+import { createTestContext } from '../../helpers/tool-context.js'
+import { okData, runTool } from '../helpers.js'
 
 describe('TodoWrite', () => {
   it('replaces the session todo list through its context modifier and confirms briefly', async () => {

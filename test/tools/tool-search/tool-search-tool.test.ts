@@ -5,7 +5,8 @@ import { z } from 'zod'
 import { buildTool } from '../../../src/tool/build-tool.js'
 import type { AnyTool } from '../../../src/tool/tool.js'
 import { type ToolSearchOutput, ToolSearchTool } from '../../../src/tools/tool-search/tool-search-tool.js'
-import { createTestContext, runTool } from '../helpers.js'
+import { createTestContext } from '../../helpers/tool-context.js'
+import { runTool } from '../helpers.js'
 
 function fakeTool(name: string, description: string, extra: Partial<AnyTool> = {}): AnyTool {
   return buildTool({

@@ -4,7 +4,8 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ReadTool } from '../../../src/tools/read/read-tool.js'
 import { WriteTool } from '../../../src/tools/write/write-tool.js'
-import { createTestContext, createTestWorkspace, okData, runTool, type TestWorkspace } from '../helpers.js'
+import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
+import { okData, runTool } from '../helpers.js'
 
 let workspace: TestWorkspace
 beforeEach(async () => {
