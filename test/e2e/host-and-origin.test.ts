@@ -52,7 +52,7 @@ async function setup(env: Record<string, string> = { TOOLEXEC_API_KEYS: KEYS }) 
     env: { TOOLEXEC_SANDBOX: 'auto', TOOLEXEC_ALLOWED_ORIGINS: ALLOWED, LOG_LEVEL: 'warn', ...env },
     logStream: { write: (line: string) => logLines.push(line) },
   })
-  const auth = env.TOOLEXEC_API_KEYS ? { authorization: 'Bearer acme-key' } : {}
+  const auth: Record<string, string> = env.TOOLEXEC_API_KEYS ? { authorization: 'Bearer acme-key' } : {}
   const call = (route: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) =>
     raw(server.baseUrl, route, { ...options, headers: { ...auth, ...options.headers } })
   return { ...server, call, auth, logLines }
