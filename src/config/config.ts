@@ -100,7 +100,10 @@ function parseAllowedOrigins(raw: string | undefined): readonly string[] {
   return parseList(raw).map((entry) => {
     const origin = normalizeOrigin(entry)
     if (origin === undefined) {
-      throw new ConfigError('TOOLEXEC_ALLOWED_ORIGINS', `expected comma-separated origins like https://app.example, got ${entry}`)
+      throw new ConfigError(
+        'TOOLEXEC_ALLOWED_ORIGINS',
+        `expected comma-separated origins like https://app.example, got ${entry}`,
+      )
     }
     return origin
   })

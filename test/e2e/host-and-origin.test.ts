@@ -20,7 +20,11 @@ const mcpInitialize = {
 type RawResponse = { status: number; body: string }
 
 /** node:http, because fetch will not send a Host header of the caller's choosing. */
-function raw(baseUrl: string, route: string, options: { method?: string; headers?: Record<string, string>; body?: unknown }) {
+function raw(
+  baseUrl: string,
+  route: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown },
+) {
   return new Promise<RawResponse>((resolve, reject) => {
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body)
     const outgoing = httpRequest(
