@@ -9,6 +9,7 @@ import { errorsPlugin } from './plugins/errors.js'
 import { mcpEndpointPlugin } from './plugins/mcp-endpoint.js'
 import { mcpServersPlugin } from './plugins/mcp-servers.js'
 import { metricsPlugin } from './plugins/metrics.js'
+import { originGuardPlugin } from './plugins/origin-guard.js'
 import { requestIdPlugin } from './plugins/request-id.js'
 import { runManagerPlugin } from './plugins/run-manager.js'
 import { sandboxPlugin } from './plugins/sandbox.js'
@@ -84,6 +85,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(runManagerPlugin, { createExecutor: options.createExecutor })
   // Before auth: its onRequest hook must see an upgrade request before auth can refuse it.
   await app.register(websocketPlugin)
+  // Before auth: a page's request is refused whatever key it carries (docs/security.md).
+  await app.register(originGuardPlugin)
   await app.register(authPlugin)
   await app.register(metricsPlugin)
   await app.register(mcpEndpointPlugin)

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { createSessionService } from '../src/sessions/session-service.js'
 import { tenantWorkspace } from '../src/sessions/tenant-workspace.js'
+import { commandEnvironment } from '../src/tools/bash/run-shell-command.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,6 +15,8 @@ export const sessionsPlugin = fp(
     const { workspace, apiKeys, tenantCount, sessionIdleTtlMs } = app.config
     const authEnabled = apiKeys.length > 0
     const multiTenant = tenantCount > 1
+    // Taken once at start: the operator's passthrough names, never the rest (docs/adr/0101-bash-environment.md).
+    const bashEnvironment = commandEnvironment(process.env, app.config.bashEnvPassthrough)
     const sessions = createSessionService({
       store: app.stores.sessions,
       blobs: app.blobStore,
@@ -23,6 +26,7 @@ export const sessionsPlugin = fp(
         sandbox: app.sandbox.sandbox,
         multiTenant,
         blobDirectory: app.blobStore.directory(tenant),
+        commandEnvironment: bashEnvironment,
       }),
       idleTtlMs: sessionIdleTtlMs,
     })

@@ -2,9 +2,11 @@ import path from 'node:path'
 import type { z } from 'zod'
 import type { ApiKey } from '../auth/api-key.js'
 import { isLoopbackHost } from '../auth/is-loopback-host.js'
+import { normalizeOrigin } from '../auth/request-origin-policy.js'
 import { ConfigError } from '../errors/config-error.js'
 import { DEFAULT_MAX_CONCURRENCY, EnvSchema } from './config-schema.js'
 import { parseApiKeys } from './parse-api-keys.js'
+import { parseList } from './parse-list.js'
 
 /**
  * The environment turned into the configuration every other module reads; relative paths
@@ -38,6 +40,12 @@ export function createConfigSchema(cwd: string) {
       apiKeys: apiKeys as readonly ApiKey[],
       /** Distinct tenants among the API keys (0 with auth off); the one place they are counted. */
       tenantCount: new Set(apiKeys.map((key) => key.tenant)).size,
+      /** Host names accepted besides loopback ones (docs/adr/0100-host-and-origin-checks.md). */
+      allowedHosts: parseAllowedHosts(env.TOOLEXEC_ALLOWED_HOSTS),
+      /** Origins a browser may send; empty: every request with an Origin is refused. */
+      allowedOrigins: parseAllowedOrigins(env.TOOLEXEC_ALLOWED_ORIGINS),
+      /** Variables of the service's environment that Bash also gets (docs/adr/0101-bash-environment.md). */
+      bashEnvPassthrough: parseBashEnvPassthrough(env.TOOLEXEC_BASH_ENV_PASSTHROUGH),
       logLevel: env.LOG_LEVEL,
       ...(env.TOOLEXEC_REDIS_URL === undefined ? {} : { redisUrl: env.TOOLEXEC_REDIS_URL }),
       sandbox: env.TOOLEXEC_SANDBOX,
@@ -74,4 +82,44 @@ function parseConcurrency(raw: string | undefined, warnings: string[]): number {
     `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=${JSON.stringify(raw)} is not a positive integer: using ${DEFAULT_MAX_CONCURRENCY}`,
   )
   return DEFAULT_MAX_CONCURRENCY
+}
+
+const HOST_NAME = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/
+
+function parseAllowedHosts(raw: string | undefined): readonly string[] {
+  return parseList(raw).map((name) => {
+    const lower = name.toLowerCase()
+    if (!HOST_NAME.test(lower)) {
+      throw new ConfigError('TOOLEXEC_ALLOWED_HOSTS', `expected comma-separated host names without port, got ${name}`)
+    }
+    return lower
+  })
+}
+
+function parseAllowedOrigins(raw: string | undefined): readonly string[] {
+  return parseList(raw).map((entry) => {
+    const origin = normalizeOrigin(entry)
+    if (origin === undefined) {
+      throw new ConfigError(
+        'TOOLEXEC_ALLOWED_ORIGINS',
+        `expected comma-separated origins like https://app.example, got ${entry}`,
+      )
+    }
+    return origin
+  })
+}
+
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+function parseBashEnvPassthrough(raw: string | undefined): readonly string[] {
+  return parseList(raw).map((name) => {
+    if (!VARIABLE_NAME.test(name)) {
+      throw new ConfigError('TOOLEXEC_BASH_ENV_PASSTHROUGH', `expected comma-separated variable names, got ${name}`)
+    }
+    // The service's own settings (API keys among them) never reach a command, whatever is listed.
+    if (name.startsWith('TOOLEXEC_')) {
+      throw new ConfigError('TOOLEXEC_BASH_ENV_PASSTHROUGH', `the service's own variables cannot be passed: ${name}`)
+    }
+    return name
+  })
 }

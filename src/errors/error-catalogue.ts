@@ -17,6 +17,8 @@ export const ERROR_CATALOGUE = {
   // Authentication and authorisation.
   unauthorized: { status: 401, title: 'Missing or unknown API key' },
   loopback_only: { status: 403, title: 'Only loopback clients are accepted' },
+  host_forbidden: { status: 403, title: 'Host not allowed' },
+  origin_forbidden: { status: 403, title: 'Origin not allowed' },
   permission_mode_forbidden: { status: 403, title: 'Permission mode forbidden by the operator' },
   // Things that do not exist (or belong to another tenant).
   route_not_found: { status: 404, title: 'No such route' },

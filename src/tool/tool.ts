@@ -31,6 +31,8 @@ export type ToolEnvironment = {
   readonly multiTenant: boolean
   /** The tenant's blob directory: readable by Read as an extra working directory. */
   readonly blobDirectory: string
+  /** What Bash runs with (commandEnvironment); absent: the minimal set, nothing passed through. */
+  readonly commandEnvironment?: Readonly<Record<string, string>>
 }
 
 /**

@@ -41,6 +41,9 @@ describe('loadConfig', () => {
         TOOLEXEC_SANDBOX: 'off',
         TOOLEXEC_SHUTDOWN_GRACE_MS: '2500',
         TOOLEXEC_MAX_FRAME_BYTES: '4096',
+        TOOLEXEC_ALLOWED_HOSTS: 'Toolexec.Example, api.example',
+        TOOLEXEC_ALLOWED_ORIGINS: 'https://App.Example:443,http://localhost:3000/',
+        TOOLEXEC_BASH_ENV_PASSTHROUGH: 'NPM_TOKEN,GIT_AUTHOR_NAME',
       },
       '/srv',
     )
@@ -57,6 +60,9 @@ describe('loadConfig', () => {
       sandbox: 'off',
       shutdownGraceMs: 2500,
       maxFrameBytes: 4096,
+      allowedHosts: ['toolexec.example', 'api.example'],
+      allowedOrigins: ['https://app.example', 'http://localhost:3000'],
+      bashEnvPassthrough: ['NPM_TOKEN', 'GIT_AUTHOR_NAME'],
       startupWarnings: [],
     })
   })
@@ -69,6 +75,11 @@ describe('loadConfig', () => {
     ['CLAUDE_CODE_SIMPLE', 'perhaps'],
     ['TOOLEXEC_RUN_TTL_MS', '-5'],
     ['TOOLEXEC_REDIS_URL', 'not a url'],
+    ['TOOLEXEC_ALLOWED_HOSTS', 'host:8080'],
+    ['TOOLEXEC_ALLOWED_ORIGINS', 'https://app.example/path'],
+    ['TOOLEXEC_ALLOWED_ORIGINS', 'null'],
+    ['TOOLEXEC_BASH_ENV_PASSTHROUGH', 'TOOLEXEC_API_KEYS'],
+    ['TOOLEXEC_BASH_ENV_PASSTHROUGH', 'NOT-A-NAME'],
   ])('names %s when it is %j', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [variable]: value })).toThrow(`Invalid environment variable ${variable}`)

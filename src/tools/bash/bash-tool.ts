@@ -107,6 +107,7 @@ export const BashTool = buildTool({
       signal: context.abortSignal,
       output,
       sandbox: context.environment.sandbox === 'bwrap' ? await sandboxLayout(context) : null,
+      ...(context.environment.commandEnvironment ? { env: context.environment.commandEnvironment } : {}),
     })
     const collected = await output.result()
     const text = displayText(collected)

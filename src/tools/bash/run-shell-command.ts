@@ -13,7 +13,8 @@ export type ShellRunOptions = {
   output: OutputCollector
   /** Run inside bubblewrap with this layout; null runs bash directly. */
   sandbox: SandboxLayout | null
-  env?: NodeJS.ProcessEnv
+  /** Default: commandEnvironment() of the service's environment, nothing passed through. */
+  env?: Readonly<Record<string, string>>
 }
 
 export type ShellRunResult = {
@@ -26,9 +27,37 @@ export type ShellRunResult = {
 // interleave exactly as written, and error messages read as `bash: line 1: …` as usual.
 const MERGE_STDERR = 'exec bash -c "$1" 2>&1'
 
-/** The service's own settings (API keys, Redis URL) never reach a command's environment. */
-function commandEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('TOOLEXEC_')))
+// What programs expect to find (docs/adr/0101-bash-environment.md); with a default where a
+// missing value would break common commands.
+const MINIMAL_ENVIRONMENT: Readonly<Record<string, string | undefined>> = {
+  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  HOME: undefined,
+  LANG: 'C.UTF-8',
+  LC_ALL: undefined,
+  LC_CTYPE: undefined,
+  TZ: undefined,
+  TERM: 'dumb',
+}
+
+/**
+ * The environment of a command: the minimal set above (the service's value, else the default)
+ * plus the names the operator passes through (TOOLEXEC_BASH_ENV_PASSTHROUGH). Nothing else of the
+ * service's environment (credentials given to the service) reaches a tenant's command.
+ */
+export function commandEnvironment(
+  env: NodeJS.ProcessEnv = process.env,
+  passthrough: readonly string[] = [],
+): Record<string, string> {
+  const result: Record<string, string> = {}
+  for (const [name, fallback] of Object.entries(MINIMAL_ENVIRONMENT)) {
+    const value = env[name] ?? fallback
+    if (value !== undefined) result[name] = value
+  }
+  for (const name of passthrough) {
+    const value = env[name]
+    if (value !== undefined && !name.startsWith('TOOLEXEC_')) result[name] = value
+  }
+  return result
 }
 
 function signalExitCode(signal: NodeJS.Signals | null): number {

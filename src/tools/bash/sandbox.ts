@@ -8,10 +8,49 @@ export const BWRAP_COMMAND = 'bwrap'
 
 // What programs need to run: mounted read-only. Everything else (homes, other tenants'
 // workspaces and blob directories, the service's own files) is simply absent in the sandbox.
-const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt']
+const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/opt']
+
+// Of /etc, only what common programs read (the loader, users and groups by name, time zone, CA
+// certificates, alternatives): /etc/shadow, private keys and tool credentials (npmrc, pip.conf)
+// stay outside. docs/adr/0102-sandbox-user-and-etc.md.
+const ETC_ENTRIES = [
+  'alternatives',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'debian_version',
+  'group',
+  'host.conf',
+  'hosts',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'locale.alias',
+  'localtime',
+  'magic',
+  'magic.mime',
+  'mime.types',
+  'nsswitch.conf',
+  'os-release',
+  'passwd',
+  'pki/ca-trust',
+  'pki/tls/certs',
+  'protocols',
+  'services',
+  'ssl/certs',
+  'ssl/openssl.cnf',
+  'terminfo',
+  'timezone',
+].map((entry) => `/etc/${entry}`)
+
+/** Commands run as `nobody`, with no capabilities: never root inside the sandbox. */
+export const SANDBOX_UID = 65534
+export const SANDBOX_GID = 65534
+
+// The user namespace and ids Bash runs with, so the probe fails where they cannot work.
+const IDENTITY = ['--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID), '--cap-drop', 'ALL']
 
 function probeArguments(): string[] {
-  return ['--die-with-parent', '--new-session', '--unshare-all', '--ro-bind', '/', '/', 'true']
+  return ['--die-with-parent', '--new-session', '--unshare-all', ...IDENTITY, '--ro-bind', '/', '/', 'true']
 }
 
 /**
@@ -41,33 +80,42 @@ export type SandboxLayout = {
   readOnlyDirectories: readonly string[]
 }
 
-function systemMounts(): string[] {
+/** Each existing path mounted read-only, a symbolic link recreated as one (`/bin` → `usr/bin`). */
+function readOnlyMounts(paths: readonly string[]): string[] {
   const mounts: string[] = []
-  for (const directory of SYSTEM_DIRECTORIES) {
+  for (const entry of paths) {
     const stats = (() => {
       try {
-        return lstatSync(directory)
+        return lstatSync(entry)
       } catch {
         return null
       }
     })()
-    if (stats?.isSymbolicLink()) mounts.push('--symlink', readlinkSync(directory), directory)
-    else if (stats?.isDirectory()) mounts.push('--ro-bind', directory, directory)
+    if (stats?.isSymbolicLink()) mounts.push('--symlink', readlinkSync(entry), entry)
+    else if (stats?.isDirectory() || stats?.isFile()) mounts.push('--ro-bind', entry, entry)
   }
   return mounts
 }
 
 /**
- * bubblewrap arguments (before the command): a read-only system, a private /tmp and /dev and
- * /proc, no network, new namespaces (pid included: when bwrap dies every process inside dies,
- * `--die-with-parent` makes it die with us), and only this tenant's directories mounted.
+ * bubblewrap arguments (before the command): a read-only system and the few /etc files programs
+ * need, a private /tmp and /dev and /proc, no network, new namespaces (pid included: when bwrap
+ * dies every process inside dies, `--die-with-parent` makes it die with us), user `nobody` with
+ * no capabilities, and only this tenant's directories mounted.
+ *
+ * The user namespace maps `nobody` to the service's own user outside, so files the command
+ * writes in the workspace belong to the service as before (docs/adr/0102-sandbox-user-and-etc.md).
  */
 export function bubblewrapArguments(layout: SandboxLayout): string[] {
   return [
     '--die-with-parent',
     '--new-session',
     '--unshare-all',
-    ...systemMounts(),
+    ...IDENTITY,
+    ...readOnlyMounts(SYSTEM_DIRECTORIES),
+    '--dir',
+    '/etc',
+    ...readOnlyMounts(ETC_ENTRIES),
     '--proc',
     '/proc',
     '--dev',

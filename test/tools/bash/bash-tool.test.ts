@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { formatThrownError } from '../../../src/executor/format-thrown-error.js'
 import { BashTool, MULTI_TENANT_WITHOUT_SANDBOX_MESSAGE } from '../../../src/tools/bash/bash-tool.js'
+import { commandEnvironment } from '../../../src/tools/bash/run-shell-command.js'
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
 import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
 import { runTool } from '../helpers.js'
@@ -82,14 +83,33 @@ describe('Bash', () => {
     await vi.waitFor(() => expect(processGroupExists(group), `process group ${group}`).toBe(false), REAL_PROCESS_WAIT)
   })
 
-  it('does not pass the service settings (TOOLEXEC_*) to commands', async () => {
+  it("gives commands the minimal environment, not the service's variables", async () => {
     process.env.TOOLEXEC_TEST_SECRET = 'hunter2'
+    process.env.SERVICE_TEST_CREDENTIAL = 'hunter3'
     try {
-      const result = await runTool(BashTool, { command: 'printenv TOOLEXEC_TEST_SECRET || echo unset' }, context())
-      expect(result).toMatchObject({ ok: true, data: { output: 'unset' } })
+      const command = 'printenv TOOLEXEC_TEST_SECRET SERVICE_TEST_CREDENTIAL || printenv PATH LANG TERM'
+      const result = (await runTool(BashTool, { command }, context())) as { data: { output: string } }
+      expect(result.data.output).not.toContain('hunter')
+      expect(result.data.output.split('\n')).toEqual([
+        expect.stringContaining('/usr/bin'),
+        expect.any(String),
+        expect.any(String),
+      ])
     } finally {
       delete process.env.TOOLEXEC_TEST_SECRET
+      delete process.env.SERVICE_TEST_CREDENTIAL
     }
+  })
+
+  it('passes through the names the operator lists, never TOOLEXEC_*', () => {
+    const env = { PATH: '/bin', HOME: '/home/s', NPM_TOKEN: 't', AWS_SECRET: 's', TOOLEXEC_API_KEYS: 'k' }
+    expect(commandEnvironment(env, ['NPM_TOKEN', 'TOOLEXEC_API_KEYS', 'UNSET'])).toEqual({
+      PATH: '/bin',
+      HOME: '/home/s',
+      LANG: 'C.UTF-8',
+      TERM: 'dumb',
+      NPM_TOKEN: 't',
+    })
   })
 
   it('validates timeout, empty commands, and refuses to run unsandboxed for several tenants', async () => {

@@ -92,6 +92,15 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`Bash in bubblewrap (${detected.re
     expect(output).toContain('Read-only file system')
   })
 
+  it('runs as nobody without capabilities and sees only the /etc files programs need', async () => {
+    const command = 'id -u; id -g; grep CapEff /proc/self/status; ls /etc/shadow /etc/ssl/private /etc/npmrc 2>&1; true'
+    const output = ((await runTool(BashTool, { command }, context())) as { data: { output: string } }).data.output
+    const [uid, gid, capabilities] = output.split('\n')
+    expect([uid, gid]).toEqual(['65534', '65534'])
+    expect(capabilities).toMatch(/^CapEff:\s+0+$/)
+    expect(output.match(/No such file or directory/g)?.length).toBe(3)
+  })
+
   it('runs in its own network namespace', async () => {
     const result = await runTool(BashTool, { command: 'readlink /proc/self/ns/net' }, context())
     const inside = (result as { data: { output: string } }).data.output

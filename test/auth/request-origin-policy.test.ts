@@ -1,0 +1,56 @@
+// Pins the Host and Origin decision (docs/adr/0100-host-and-origin-checks.md): which Host names
+// pass on a loopback and on a public bind, and that only allowlisted origins pass.
+import { describe, expect, it } from 'vitest'
+import { createRequestOriginPolicy, hostName, normalizeOrigin } from '../../src/auth/request-origin-policy.js'
+
+const codeOf = (policy: ReturnType<typeof createRequestOriginPolicy>, host?: string, origin?: string) =>
+  policy({ host, origin })?.code
+
+describe('createRequestOriginPolicy', () => {
+  const loopback = createRequestOriginPolicy({
+    bindHost: '127.0.0.1',
+    allowedHosts: ['tools.internal'],
+    allowedOrigins: ['https://app.example'],
+  })
+
+  it('on a loopback bind accepts loopback names and listed ones only', () => {
+    for (const host of ['localhost', 'LOCALHOST:8080', '127.0.0.1:8080', '127.5.6.7', '[::1]:8080', 'tools.internal:1'])
+      expect(codeOf(loopback, host), host).toBeUndefined()
+    for (const host of ['evil.example', 'localhost.evil.example', '127.0.0.1.nip.io:8080', '10.0.0.1', '[::2]:80'])
+      expect(codeOf(loopback, host), host).toBe('host_forbidden')
+    expect(codeOf(loopback, undefined)).toBeUndefined()
+  })
+
+  it('on a public bind checks Host only when names are listed', () => {
+    const open = createRequestOriginPolicy({ bindHost: '0.0.0.0', allowedHosts: [], allowedOrigins: [] })
+    expect(codeOf(open, 'toolexec.example.com')).toBeUndefined()
+    const listed = createRequestOriginPolicy({ bindHost: '0.0.0.0', allowedHosts: ['api.example'], allowedOrigins: [] })
+    expect(codeOf(listed, 'api.example:443')).toBeUndefined()
+    expect(codeOf(listed, 'localhost:8080')).toBeUndefined()
+    expect(codeOf(listed, 'other.example')).toBe('host_forbidden')
+  })
+
+  it('refuses every Origin but the allowlisted ones, whatever the Host', () => {
+    expect(codeOf(loopback, 'localhost', 'https://app.example')).toBeUndefined()
+    expect(codeOf(loopback, 'localhost', 'https://APP.example:443')).toBeUndefined()
+    for (const origin of ['http://app.example', 'https://app.example:8443', 'null', 'file://', 'http://localhost:8080'])
+      expect(codeOf(loopback, 'localhost', origin), origin).toBe('origin_forbidden')
+    const none = createRequestOriginPolicy({ bindHost: '0.0.0.0', allowedHosts: [], allowedOrigins: [] })
+    expect(codeOf(none, 'api.example', 'https://api.example')).toBe('origin_forbidden')
+  })
+})
+
+describe('normalizeOrigin and hostName', () => {
+  it('keeps scheme, host and a non-default port only', () => {
+    expect(normalizeOrigin('HTTPS://App.Example:443/')).toBe('https://app.example')
+    expect(normalizeOrigin('http://localhost:3000')).toBe('http://localhost:3000')
+    for (const text of ['null', 'app.example', 'https://app.example/x', 'https://u@app.example', 'ftp://a.example'])
+      expect(normalizeOrigin(text), text).toBeUndefined()
+  })
+
+  it('drops the port of a Host header', () => {
+    expect(hostName('Example.COM:80')).toBe('example.com')
+    expect(hostName('[::1]:8080')).toBe('[::1]')
+    expect(hostName('localhost')).toBe('localhost')
+  })
+})
