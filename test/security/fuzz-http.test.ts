@@ -97,7 +97,9 @@ const asText = (body: fc.Arbitrary<unknown>) =>
   )
 
 describe('fuzzing the HTTP bodies', () => {
-  it('answers run, session and control bodies without a 5xx or a stall', { timeout: 90_000 }, async () => {
+  it('answers run, session and control bodies without a 5xx or a stall', {
+    timeout: FUZZ_TIME_LIMIT_MS + 30_000,
+  }, async () => {
     const fuzz = await startFuzzServer()
     const started = await fuzz.request(
       'POST',
