@@ -18,12 +18,17 @@ export const websocketPlugin = fp(
     const alive = new WeakSet<WebSocket>()
     const heartbeat = setInterval(() => {
       for (const client of app.websocketServer.clients) {
-        if (!alive.has(client)) {
-          client.terminate()
-          continue
+        // A throw in a timer stops the process (docs/adr/0097-process-survives-faults-at-our-boundaries.md).
+        try {
+          if (!alive.has(client)) {
+            client.terminate()
+            continue
+          }
+          alive.delete(client)
+          client.ping()
+        } catch (error) {
+          app.log.warn({ err: error }, 'websocket heartbeat failed for one client')
         }
-        alive.delete(client)
-        client.ping()
       }
     }, app.config.wsPingIntervalMs)
     heartbeat.unref()

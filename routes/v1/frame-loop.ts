@@ -21,17 +21,27 @@ export function handleFramesInOrder(
   options: FrameLoopOptions,
 ): { after: (task: () => void) => void } {
   const frames = createSerialQueue()
+  // Nothing thrown here may go unhandled: an unhandled rejection stops the process for every
+  // tenant (docs/adr/0097-process-survives-faults-at-our-boundaries.md). Each step catches.
+  const guard = (error: unknown, message: string) => {
+    try {
+      options.log.error({ err: error }, message)
+    } catch {
+      // A logger that throws has nowhere left to report to.
+    }
+  }
   socket.on('message', (raw) => {
     frames
       .run(() => options.onFrame(raw))
       .catch((error: unknown) => {
-        if (errorFrame(error).code === 'internal_error') options.log.error({ err: error }, options.failure)
+        if (errorFrame(error).code === 'internal_error') guard(error, options.failure)
         options.send(errorFrame(error))
       })
+      .catch((error: unknown) => guard(error, 'error frame could not be sent'))
   })
   return {
     after(task) {
-      void frames.run(task)
+      frames.run(task).catch((error: unknown) => guard(error, options.failure))
     },
   }
 }

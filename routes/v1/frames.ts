@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { ApiError } from '../../src/errors/api-error.js'
+import { exceedsJsonDepth, jsonDepthMessage } from '../../src/messages/json-nesting-depth.js'
 
 /** A WebSocket message as `ws` hands it over. */
 export type RawFrame = Buffer | ArrayBuffer | Buffer[]
@@ -12,15 +13,22 @@ export function errorFrame(error: unknown): ErrorFrame {
   return { type: 'error', code: 'internal_error', message: 'The frame could not be handled; the error is logged' }
 }
 
-/** Decodes one WebSocket frame: size first, then JSON, then the schema. Throws ApiError. */
-export function decodeFrame<T>(raw: RawFrame, schema: z.ZodType<T>, maxBytes: number): T {
+export type FrameLimits = { maxFrameBytes: number; maxInputDepth: number }
+
+/** Decodes one WebSocket frame: size and depth first, then JSON, then the schema. Throws ApiError. */
+export function decodeFrame<T>(raw: RawFrame, schema: z.ZodType<T>, limits: FrameLimits): T {
+  const maxBytes = limits.maxFrameBytes
   const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.from(raw as ArrayBuffer)
   if (bytes.length > maxBytes) {
     throw new ApiError('frame_too_large', `Frames are limited to ${maxBytes} bytes (TOOLEXEC_MAX_FRAME_BYTES)`)
   }
+  const text = bytes.toString('utf8')
+  if (exceedsJsonDepth(text, limits.maxInputDepth)) {
+    throw new ApiError('input_too_deep', jsonDepthMessage('The frame', limits.maxInputDepth))
+  }
   let json: unknown
   try {
-    json = JSON.parse(bytes.toString('utf8'))
+    json = JSON.parse(text)
   } catch {
     throw new ApiError('invalid_frame', 'A frame must be one JSON object')
   }

@@ -58,6 +58,7 @@ export function createConfigSchema(cwd: string) {
       maxBodyBytes: env.TOOLEXEC_MAX_BODY_BYTES,
       maxBlocksPerRun: env.TOOLEXEC_MAX_BLOCKS_PER_RUN,
       maxInputBytes: env.TOOLEXEC_MAX_INPUT_BYTES,
+      maxInputDepth: env.TOOLEXEC_MAX_INPUT_DEPTH,
       maxFrameBytes: env.TOOLEXEC_MAX_FRAME_BYTES,
       shutdownGraceMs: env.TOOLEXEC_SHUTDOWN_GRACE_MS,
       /** WebSocket heartbeat: a client that misses a whole interval's pong is dropped. */

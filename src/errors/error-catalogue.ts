@@ -10,6 +10,7 @@ export const ERROR_CATALOGUE = {
   no_tool_uses: { status: 400, title: 'No tool_use blocks' },
   too_many_blocks: { status: 400, title: 'Too many tool_use blocks' },
   input_too_large: { status: 413, title: 'Tool input too large' },
+  input_too_deep: { status: 400, title: 'Input nested too deep' },
   body_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   path_outside_workspace: { status: 400, title: 'Path outside the workspace' },

@@ -189,7 +189,16 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   }
 
   function admit(call: TrackedCall): void {
-    const immediateError = admitCall(call, tools)
+    let immediateError: string | undefined
+    try {
+      immediateError = admitCall(call, tools)
+    } catch (fault) {
+      // This runs in a microtask: a throw here would escape every handler and stop the process
+      // (docs/adr/0097-process-survives-faults-at-our-boundaries.md). The call gets its result.
+      call.safe = false
+      call.parsedInput = undefined
+      immediateError = pipelineFaultMessage(call.tool?.name ?? call.block.name, String(fault))
+    }
     emit({ type: 'tool.queued', tool_use_id: call.block.id, name: call.block.name, concurrency_safe: call.safe })
     if (call.refusal !== undefined) {
       // A refused block never ran, so its error says nothing about its siblings.

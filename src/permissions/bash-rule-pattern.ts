@@ -1,4 +1,5 @@
 import { parseShell } from '../shell/parse-shell.js'
+import { compileWildcard } from './wildcard-match.js'
 
 /** Tests one simple command (its words, already unquoted) against one Bash rule's content. */
 export type BashRulePattern = (words: readonly string[]) => boolean
@@ -15,32 +16,18 @@ function ruleWords(text: string): string[] {
   return [...only.envAssignments, ...only.argv]
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&')
-}
-
 function hasWildcard(content: string): boolean {
   return /(^|[^\\])\*/.test(content)
 }
 
-/** `git * --force` → /^git .* --force$/; `\*` is a literal star; a trailing ` *` may be absent. */
-function wildcardRegExp(content: string): RegExp {
+/** `git * --force` matches `git push --force`; `\*` is a literal star; a trailing ` *` may be absent. */
+function wildcardPattern(content: string): (text: string) => boolean {
   const words = splitWords(content).join(' ')
-  let source = ''
-  for (let index = 0; index < words.length; index++) {
-    const char = words[index] as string
-    if (char === '\\' && words[index + 1] === '*') {
-      source += '\\*'
-      index++
-    } else if (char === '*') {
-      source += '.*'
-    } else {
-      source += escapeRegExp(char)
-    }
-  }
+  const whole = compileWildcard(words)
   // `git *` also matches a bare `git`, as a user writing it would expect.
-  if (source.endsWith(' .*')) source = `${source.slice(0, -3)}(?: .*)?`
-  return new RegExp(`^${source}$`, 's')
+  if (!words.endsWith(' *')) return whole
+  const bare = compileWildcard(words.slice(0, -2))
+  return (text) => whole(text) || bare(text)
 }
 
 /**
@@ -57,8 +44,8 @@ export function compileBashRulePattern(content: string): BashRulePattern {
     return (words) => prefix.length > 0 && prefix.every((word, index) => words[index] === word)
   }
   if (hasWildcard(trimmed)) {
-    const pattern = wildcardRegExp(trimmed)
-    return (words) => pattern.test(words.join(' '))
+    const pattern = wildcardPattern(trimmed)
+    return (words) => pattern(words.join(' '))
   }
   const exact = ruleWords(trimmed).join(' ')
   return (words) => words.join(' ') === exact

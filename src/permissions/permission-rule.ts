@@ -29,6 +29,19 @@ export class PermissionRuleSyntaxError extends Error {
   }
 }
 
+/**
+ * Caps on one rule (docs/adr/0096-bash-wildcards-without-regular-expressions.md): matching is
+ * linear anyway; the caps keep a session's rules small enough to check on every call.
+ */
+export const MAX_RULE_LENGTH = 1000
+export const MAX_RULE_STARS = 32
+
+function countStars(text: string): number {
+  let stars = 0
+  for (const char of text) if (char === '*') stars++
+  return stars
+}
+
 // Tool names as the registry spells them; a trailing `__*` is the MCP "whole server" form.
 const TOOL_NAME = /^[A-Za-z0-9_-]+(__\*)?$/
 
@@ -49,6 +62,12 @@ function unescapeContent(content: string): string {
  */
 export function parsePermissionRule(text: string): PermissionRuleValue {
   const rule = text.trim()
+  if (rule.length > MAX_RULE_LENGTH) {
+    throw new PermissionRuleSyntaxError(rule.slice(0, 40), `a rule is at most ${MAX_RULE_LENGTH} characters long`)
+  }
+  if (countStars(rule) > MAX_RULE_STARS) {
+    throw new PermissionRuleSyntaxError(text, `a rule has at most ${MAX_RULE_STARS} \`*\` wildcards`)
+  }
   let open = -1
   for (let index = 0; index < rule.length && open === -1; index++) {
     if (rule[index] === '(' && !isEscaped(rule, index)) open = index

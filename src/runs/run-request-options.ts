@@ -13,7 +13,9 @@ export const RunRequestOptionsShape = {
     .enum(['bash', 'any', 'none'])
     .optional()
     .describe('Which errors cancel the unfinished sibling calls (default bash)'),
-  max_result_chars: positiveInteger.optional().describe('Budget for all results of the run together'),
+  max_result_chars: positiveInteger
+    .optional()
+    .describe('Lower the budget for all results of the run together (TOOLEXEC_MAX_RESULT_CHARS is the ceiling)'),
   permission_timeout_ms: z
     .number()
     .int()
@@ -25,12 +27,13 @@ export type RunRequestOptions = z.infer<z.ZodObject<typeof RunRequestOptionsShap
 
 export type OperatorLimits = { maxToolUseConcurrency: number; maxResultChars: number; permissionTimeoutMs: number }
 
-/** The executor's options: a request may lower the operator's concurrency cap, never raise it. */
+/** The executor's options: a request may lower the operator's concurrency cap and result budget, never raise them. */
 export function runOptionsOf(request: RunRequestOptions, limits: OperatorLimits): RunOptions {
   return {
     maxConcurrency: Math.min(request.max_concurrency ?? limits.maxToolUseConcurrency, limits.maxToolUseConcurrency),
     cancelOnError: request.cancel_on_error ?? 'bash',
-    maxResultChars: request.max_result_chars ?? limits.maxResultChars,
+    // Like the concurrency cap, the operator's budget is a ceiling (docs/adr/0098-result-budget-is-a-ceiling.md).
+    maxResultChars: Math.min(request.max_result_chars ?? limits.maxResultChars, limits.maxResultChars),
     ...(request.call_timeout_ms === undefined ? {} : { callTimeoutMs: request.call_timeout_ms }),
     ...(request.timeout_ms === undefined ? {} : { runTimeoutMs: request.timeout_ms }),
   }

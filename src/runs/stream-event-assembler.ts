@@ -1,4 +1,5 @@
 import type { ToolUseBlock } from '../messages/content-blocks.js'
+import { exceedsJsonDepth, jsonDepthMessage } from '../messages/json-nesting-depth.js'
 
 /** The Messages API stream events the assembler understands (others are ignored). */
 export type MessageStreamEvent =
@@ -33,8 +34,9 @@ const INCOMPLETE_REASON = 'The stream ended before this tool_use block was compl
  * the next block starts or the message says why it stopped: a `max_tokens` stop means the last
  * block may be cut off, so it is refused rather than run (docs/design.md §10). Pure: no I/O, no timers.
  */
-export function createStreamEventAssembler(options: { maxInputBytes?: number } = {}) {
+export function createStreamEventAssembler(options: { maxInputBytes?: number; maxInputDepth?: number } = {}) {
   const maxInputBytes = options.maxInputBytes ?? Number.POSITIVE_INFINITY
+  const maxInputDepth = options.maxInputDepth ?? Number.POSITIVE_INFINITY
   const open = new Map<number, OpenBlock>()
   /** The last finished block, with the reason it cannot run if its input did not parse. */
   let held: { block: ToolUseBlock; invalid?: string } | undefined
@@ -80,6 +82,10 @@ export function createStreamEventAssembler(options: { maxInputBytes?: number } =
     if (block.bytes > maxInputBytes) {
       input = {}
       invalid = `The input of tool_use ${block.id} is ${block.bytes} bytes; the limit is ${maxInputBytes} (TOOLEXEC_MAX_INPUT_BYTES)`
+    } else if (exceedsJsonDepth(text, maxInputDepth)) {
+      // The pieces arrive as strings, so the frame check never saw this nesting (ADR 0095).
+      input = {}
+      invalid = jsonDepthMessage(`The input of tool_use ${block.id}`, maxInputDepth)
     } else if (text !== '') {
       try {
         input = JSON.parse(text)

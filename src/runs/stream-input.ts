@@ -11,7 +11,7 @@ import type { StreamFrame } from './stream-frame.js'
 export type StreamInputOptions = {
   runManager: RunManager
   tenant: string
-  limits: InputLimits
+  limits: InputLimits & { maxInputDepth: number }
   logger: Logger
   /** Receives the run's events once it has started. */
   send: (event: RunEvent) => void
@@ -24,7 +24,10 @@ export type StreamInputOptions = {
  */
 export function createStreamInput(options: StreamInputOptions) {
   const { runManager, tenant } = options
-  const assembler = createStreamEventAssembler({ maxInputBytes: options.limits.maxInputBytes })
+  const assembler = createStreamEventAssembler({
+    maxInputBytes: options.limits.maxInputBytes,
+    maxInputDepth: options.limits.maxInputDepth,
+  })
   const seen = new Set<string>()
   const content: Array<{ type: string; [key: string]: unknown }> = []
   let run: LiveRun | undefined

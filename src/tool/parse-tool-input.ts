@@ -12,10 +12,12 @@ export function parseToolInput(tool: AnyTool, input: unknown): ParsedInput {
   const result = tool.inputSchema.safeParse(isFlatRecord(input) ? input : structuredClone(input))
   if (result.success) return { ok: true, data: result.data as { [key: string]: unknown } }
   const lines = formatValidationIssues(result.error.issues, input)
+  // `issue` for one line, `issues` for more, as SPEC §4 writes it (docs/adr/0099-validation-header-counts-issues.md).
+  const noun = lines.length === 1 ? 'issue' : 'issues'
   return {
     ok: false,
     message: wrapToolUseError(
-      `InputValidationError: ${tool.name} failed due to the following issue(s):\n${lines.join('\n')}`,
+      `InputValidationError: ${tool.name} failed due to the following ${noun}:\n${lines.join('\n')}`,
     ),
   }
 }

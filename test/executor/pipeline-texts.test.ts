@@ -60,7 +60,7 @@ describe('error texts', () => {
     expect(result.is_error).toBe(true)
     expect(result.content).toBe(
       [
-        '<tool_use_error>InputValidationError: Shape failed due to the following issue(s):',
+        '<tool_use_error>InputValidationError: Shape failed due to the following issues:',
         'The required parameter `command` is missing',
         'The parameter `timeout` type is expected as `number` but provided as `string`',
         'The parameter `items[0].b` type is expected as `number` but provided as `string`',
@@ -71,7 +71,7 @@ describe('error texts', () => {
 
   it('an input that is not an object says so without a parameter name', async () => {
     expect((await runOne(tool(), 'just text')).content).toBe(
-      '<tool_use_error>InputValidationError: Probe failed due to the following issue(s):\nThe input type is expected as `object` but provided as `string`</tool_use_error>',
+      '<tool_use_error>InputValidationError: Probe failed due to the following issue:\nThe input type is expected as `object` but provided as `string`</tool_use_error>',
     )
   })
 
@@ -206,7 +206,7 @@ describe('the three copies of the input', () => {
     }
     const result = await runOne(tool(), {}, { hooks })
     expect(result.content).toBe(
-      '<tool_use_error>InputValidationError: Probe failed due to the following issue(s):\nThe parameter `value` type is expected as `string` but provided as `number`</tool_use_error>',
+      '<tool_use_error>InputValidationError: Probe failed due to the following issue:\nThe parameter `value` type is expected as `string` but provided as `number`</tool_use_error>',
     )
   })
 

@@ -952,7 +952,7 @@ export interface components {
             cancel_on_error?: "bash" | "any" | "none";
             /** @description Lower the operator cap on calls executing at once */
             max_concurrency?: number;
-            /** @description Budget for all results of the run together */
+            /** @description Lower the budget for all results of the run together (TOOLEXEC_MAX_RESULT_CHARS is the ceiling) */
             max_result_chars?: number;
             message?: components["schemas"]["AssistantMessage"];
             /** @description How long a permission ask waits for an answer; wait:true runs deny at once without it */
@@ -979,7 +979,7 @@ export interface components {
             cancel_on_error?: "bash" | "any" | "none";
             /** @description Lower the operator cap on calls executing at once */
             max_concurrency?: number;
-            /** @description Budget for all results of the run together */
+            /** @description Lower the budget for all results of the run together (TOOLEXEC_MAX_RESULT_CHARS is the ceiling) */
             max_result_chars?: number;
             message?: components["schemas"]["AssistantMessageInput"];
             /** @description How long a permission ask waits for an answer; wait:true runs deny at once without it */
@@ -1075,7 +1075,7 @@ export interface components {
              * @description Stable error code; see docs/api.md
              * @enum {string}
              */
-            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "internal_error";
+            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "internal_error";
             detail: string;
             status: number;
             title: string;
@@ -1088,7 +1088,7 @@ export interface components {
              * @description Stable error code; see docs/api.md
              * @enum {string}
              */
-            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "internal_error";
+            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "internal_error";
             detail: string;
             status: number;
             title: string;

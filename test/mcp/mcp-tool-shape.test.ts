@@ -30,7 +30,7 @@ describe('MCP tools as the engine sees them', () => {
     expect(parsed.ok).toBe(false)
     if (parsed.ok) return
     expect(parsed.message.split('\n')).toEqual([
-      '<tool_use_error>InputValidationError: mcp__fixture__strict failed due to the following issue(s):',
+      '<tool_use_error>InputValidationError: mcp__fixture__strict failed due to the following issues:',
       'An unexpected parameter `colour` was provided',
       'The parameter `count` type is expected as `integer` but provided as `string`',
       'The parameter `mode` is invalid: must be one of: "fast", "slow"',

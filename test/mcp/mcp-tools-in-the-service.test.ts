@@ -62,7 +62,7 @@ describe('MCP tools in the service', () => {
         type: 'tool_result',
         tool_use_id: 'toolu_2',
         content:
-          '<tool_use_error>InputValidationError: mcp__fixture__strict failed due to the following issue(s):\n' +
+          '<tool_use_error>InputValidationError: mcp__fixture__strict failed due to the following issue:\n' +
           'An unexpected parameter `extra` was provided</tool_use_error>',
         is_error: true,
       },

@@ -88,7 +88,7 @@ describe('createPermissionGate', () => {
     const decision = await decide(prompter, 'make build')
     expect(decision).toMatchObject({ behavior: 'deny' })
     expect(decision.behavior === 'deny' && decision.message).toBe(
-      '<tool_use_error>InputValidationError: Bash failed due to the following issue(s):\nAn unexpected parameter `extra` was provided</tool_use_error>',
+      '<tool_use_error>InputValidationError: Bash failed due to the following issue:\nAn unexpected parameter `extra` was provided</tool_use_error>',
     )
   })
 

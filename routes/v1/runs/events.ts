@@ -58,7 +58,7 @@ export const runEventsRoutes: FastifyPluginAsyncZod = async (app) => {
       serveEventSocket(socket, {
         subscribe: (listener, onEnd) => runManager.subscribe(tenant, params.run_id, query.after, listener, onEnd),
         onFrame: async (raw) =>
-          applyControlFrame(decodeFrame(raw, ControlFrameSchema, app.config.maxFrameBytes), {
+          applyControlFrame(decodeFrame(raw, ControlFrameSchema, app.config), {
             cancel: (mode) => runManager.cancel(tenant, params.run_id, mode),
             answer: (requestId, answer) => runManager.answerPermission(tenant, params.run_id, requestId, answer),
           }),

@@ -1,7 +1,8 @@
 import { z } from 'zod'
+import { MAX_RULE_LENGTH } from '../../../src/permissions/permission-rule.js'
 import { PERMISSION_MODES } from '../../../src/tool/permission-context.js'
 
-const RulesSchema = z.array(z.string().min(1).max(1000)).max(1000)
+const RulesSchema = z.array(z.string().min(1).max(MAX_RULE_LENGTH)).max(1000)
 
 export const CreateSessionBodySchema = z
   .strictObject({

@@ -42,7 +42,7 @@ export const streamRoutes: FastifyPluginAsyncZod = async (app) => {
       app.metrics.subscriberOpened('stream')
       // Frames are handled strictly in order: a block must not overtake the run.start before it.
       const frames = handleFramesInOrder(socket, {
-        onFrame: (raw) => input.handle(decodeFrame(raw, StreamFrameSchema, app.config.maxFrameBytes)),
+        onFrame: (raw) => input.handle(decodeFrame(raw, StreamFrameSchema, app.config)),
         send,
         log: request.log,
         failure: 'stream frame failed',

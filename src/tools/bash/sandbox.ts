@@ -43,8 +43,8 @@ const ETC_ENTRIES = [
 ].map((entry) => `/etc/${entry}`)
 
 /** Commands run as `nobody`, with no capabilities: never root inside the sandbox. */
-export const SANDBOX_UID = 65534
-export const SANDBOX_GID = 65534
+const SANDBOX_UID = 65534
+const SANDBOX_GID = 65534
 
 // The user namespace and ids Bash runs with, so the probe fails where they cannot work.
 const IDENTITY = ['--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID), '--cap-drop', 'ALL']

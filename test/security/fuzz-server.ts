@@ -1,0 +1,72 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import fc from 'fast-check'
+import { expect } from 'vitest'
+import { startTestServer, type TestServer } from '../helpers/start-test-server.js'
+import { createTestTools } from '../helpers/test-tools.js'
+
+/** What every fuzz file asserts at the end: cases run, faults seen, the longest event-loop stall. */
+export type FuzzTally = { cases: number; serverErrors: string[] }
+
+/** Tool names the generators pick from: built-ins, the test Echo, and names that do not exist. */
+export const TOOL_NAMES = ['Read', 'Glob', 'Grep', 'TodoWrite', 'ToolSearch', 'Write', 'Edit', 'Bash', 'Echo']
+
+/** `{"a":{"a":…}}` text, so depths far past TOOLEXEC_MAX_INPUT_DEPTH are generated cheaply. */
+export const deepJson = fc
+  .integer({ min: 1, max: 4000 })
+  .map((depth) => `${'{"a":['.repeat(depth)}1${']}'.repeat(depth)}`)
+
+/** Any JSON value, with a bias towards the shapes the routes expect. */
+export const anyJson = fc.jsonValue({ maxDepth: 6 })
+
+/**
+ * A listening server with the built-ins and the test Echo, plus an event-loop delay monitor: the
+ * fuzz files run their cases against it and `finish` asserts 0 5xx, 0 internal_error frames and
+ * no stall over a second (docs/security.md, Figures). A crash would fail the file as an uncaught
+ * error in this very process.
+ */
+export async function startFuzzServer() {
+  const tools = createTestTools()
+  const server = await startTestServer({
+    extraTools: tools.tools.filter((tool) => tool.name === 'Echo'),
+    env: { TOOLEXEC_PERMISSION_TIMEOUT_MS: '50', TOOLEXEC_MAX_RESULT_CHARS: '20000' },
+  })
+  const loop = monitorEventLoopDelay({ resolution: 10 })
+  loop.enable()
+  const tally: FuzzTally = { cases: 0, serverErrors: [] }
+  return {
+    server,
+    tally,
+    /** POSTs (or sends `method`) raw text and records any 5xx with the body that caused it. */
+    async request(method: string, url: string, body?: string) {
+      const response = await fetch(`${server.baseUrl}${url}`, {
+        method,
+        ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
+      })
+      const text = await response.text()
+      if (response.status >= 500)
+        tally.serverErrors.push(`${method} ${url} ${body?.slice(0, 300)} → ${response.status} ${text}`)
+      return { status: response.status, text }
+    },
+    /** Asserts the run's figures: at least `minimumCases`, no 5xx, no stall, still serving. */
+    async finish(minimumCases: number) {
+      loop.disable()
+      expect(tally.serverErrors).toEqual([])
+      expect(tally.cases).toBeGreaterThanOrEqual(minimumCases)
+      expect(loop.max / 1e6).toBeLessThan(1000)
+      expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200)
+      process.stdout.write(
+        `fuzz: ${tally.cases} cases, 0 5xx, longest event-loop delay ${(loop.max / 1e6).toFixed(0)} ms\n`,
+      )
+    },
+  }
+}
+
+export type FuzzServer = Awaited<ReturnType<typeof startFuzzServer>>
+export type { TestServer }
+
+/**
+ * The most one fuzz file may take (fast-check's interruptAfterTimeLimit, split over its properties).
+ * Idle, the three files run their 10,500 cases in about 20-30 s each on 2 cores; the ceiling
+ * leaves room for a loaded CI machine, and the asserted case counts catch a run cut short.
+ */
+export const FUZZ_TIME_LIMIT_MS = 60_000
