@@ -34,7 +34,7 @@ export class PermissionRuleSyntaxError extends Error {
  * linear anyway; the caps keep a session's rules small enough to check on every call.
  */
 export const MAX_RULE_LENGTH = 1000
-export const MAX_RULE_STARS = 32
+const MAX_RULE_STARS = 32
 
 function countStars(text: string): number {
   let stars = 0
