@@ -23,6 +23,7 @@ export const sessionsPlugin = fp(
         sandbox: app.sandbox.sandbox,
         multiTenant,
         blobDirectory: app.blobStore.directory(tenant),
+        workspaceRoot: tenantWorkspace(workspace, tenant, authEnabled),
       }),
       idleTtlMs: sessionIdleTtlMs,
     })

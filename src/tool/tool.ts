@@ -31,6 +31,11 @@ export type ToolEnvironment = {
   readonly multiTenant: boolean
   /** The tenant's blob directory: readable by Read as an extra working directory. */
   readonly blobDirectory: string
+  /**
+   * The tenant's workspace root: every working directory must still resolve inside it on each
+   * call (docs/adr/0090-working-directories-checked-per-call.md).
+   */
+  readonly workspaceRoot: string
 }
 
 /**

@@ -36,7 +36,12 @@ export async function makeSession(): Promise<SessionContext> {
     readFileState: new Map(),
     todos: [],
     blobs: createFileBlobStore({ root: join(root, 'blobs'), ttlMs: 60_000 }),
-    environment: { sandbox: 'off', multiTenant: false, blobDirectory: join(root, 'blobs', 'default') },
+    environment: {
+      sandbox: 'off',
+      multiTenant: false,
+      blobDirectory: join(root, 'blobs', 'default'),
+      workspaceRoot: root,
+    },
   }
 }
 

@@ -34,7 +34,7 @@ export function toolContext(abortSignal: AbortSignal = new AbortController().sig
     todos: [],
     tools: [],
     blobs: {} as BlobStore,
-    environment: { sandbox: 'off', multiTenant: false, blobDirectory: root },
+    environment: { sandbox: 'off', multiTenant: false, blobDirectory: root, workspaceRoot: root },
   }
 }
 

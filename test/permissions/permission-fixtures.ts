@@ -117,6 +117,6 @@ export function makeContext(
     todos: [],
     tools: [],
     blobs: {} as BlobStore,
-    environment: { sandbox: 'off', multiTenant: false, blobDirectory: workspace.blobs },
+    environment: { sandbox: 'off', multiTenant: false, blobDirectory: workspace.blobs, workspaceRoot: workspace.root },
   }
 }

@@ -58,6 +58,8 @@ export function createTestContext(options: TestContextOptions): ToolUseContext {
       sandbox: 'off',
       multiTenant: false,
       blobDirectory: blobs.directory(tenant),
+      // The temp root holding cwd and its siblings: unit tests of tools may grant those.
+      workspaceRoot: path.dirname(options.cwd),
       ...options.environment,
     },
   }
