@@ -5,8 +5,9 @@ import { isInside } from '../paths/is-inside.js'
 import { openDirectoryInside, PathChangedError } from '../paths/open-inside.js'
 import { resolveRealPath } from '../paths/resolve-real-path.js'
 
-/** Linux caps one path component at 255 bytes (NAME_MAX). */
+/** Linux caps one path component at 255 bytes (NAME_MAX) and a whole path at 4,095 (PATH_MAX). */
 const MAX_NAME_BYTES = 255
+const MAX_PATH_BYTES = 4_095
 
 /**
  * Resolves `requested` (relative to `root`, or absolute) to a real directory inside `root`,
@@ -24,6 +25,8 @@ export async function confineDirectory(root: string, requested: string, field: s
   const realRoot = await fs.realpath(root)
   const candidate = path.resolve(realRoot, requested)
   if (!isInside(realRoot, candidate)) throw outside(field, requested)
+  // Made one component at a time, a directory could nest past what any path can name.
+  if (Buffer.byteLength(candidate) > MAX_PATH_BYTES) throw invalid(field, `is longer than ${MAX_PATH_BYTES} bytes`)
   const resolved = await resolveRealPath(candidate).catch(() => null)
   if (resolved === null || !isInside(realRoot, resolved)) throw outside(field, requested)
   try {

@@ -114,6 +114,7 @@ const attempts: Attempt[] = [
   },
   { name: 'Write NUL byte', run: tool('Write', () => ({ file_path: 'a\u0000b', content: 'x' })) },
   { name: 'Write 300-byte name', run: tool('Write', () => ({ file_path: long, content: 'x' })) },
+  { name: 'Write 5,400-byte path', run: tool('Write', () => ({ file_path: veryLong, content: 'x' })) },
   // Edit
   {
     name: 'Edit create ../globex',

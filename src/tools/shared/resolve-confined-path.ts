@@ -20,8 +20,9 @@ export class PathConfinementError extends Error {
 /** A path the tool may use, or the refusal the model gets instead. */
 export type ConfinedPath = { ok: true; realPath: string } | { ok: false; message: string }
 
-/** Linux caps one path component at 255 bytes; longer ones are refused before any system call. */
+/** Linux caps one path component at 255 bytes and a path at 4,095: longer ones are refused before any system call. */
 const MAX_NAME_BYTES = 255
+const MAX_PATH_BYTES = 4_095
 
 /**
  * The real path and the real working directories it was checked against. A working directory
@@ -50,6 +51,10 @@ async function confine(
     throw error
   }
   const absolutePath = path.resolve(context.cwd, filePath)
+  // Created one component at a time, a file could nest past what any path can name.
+  if (Buffer.byteLength(absolutePath) > MAX_PATH_BYTES) {
+    throw new PathConfinementError(`The path is longer than ${MAX_PATH_BYTES} bytes.`)
+  }
   const realPath = await resolveRealPath(absolutePath).catch((error: unknown) => {
     // ELOOP, ENAMETOOLONG and the like: the system's message would name the real path.
     throw new PathConfinementError(
