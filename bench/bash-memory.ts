@@ -29,7 +29,7 @@ const context: ToolUseContext = {
   todos: [],
   tools: [],
   blobs,
-  environment: { sandbox: 'off', multiTenant: false, blobDirectory: blobs.directory('bench') },
+  environment: { sandbox: 'off', multiTenant: false, blobDirectory: blobs.directory('bench'), workspaceRoot: root },
 }
 
 const mib = (value: number) => `${(value / 1024 / 1024).toFixed(1)} MiB`

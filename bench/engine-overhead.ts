@@ -68,7 +68,7 @@ async function engine(root: string, concurrencySafe: boolean): Promise<number> {
       readFileState: new Map(),
       todos: [],
       blobs: createFileBlobStore({ root, ttlMs: 60_000 }),
-      environment: { sandbox: 'off', multiTenant: false, blobDirectory: root },
+      environment: { sandbox: 'off', multiTenant: false, blobDirectory: root, workspaceRoot: root },
     },
     parentMessage: { role: 'assistant', content: blocks },
     options: { maxConcurrency: 10, cancelOnError: 'bash', maxResultChars: 200_000 },

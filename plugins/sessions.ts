@@ -27,6 +27,7 @@ export const sessionsPlugin = fp(
         multiTenant,
         blobDirectory: app.blobStore.directory(tenant),
         commandEnvironment: bashEnvironment,
+        workspaceRoot: tenantWorkspace(workspace, tenant, authEnabled),
       }),
       idleTtlMs: sessionIdleTtlMs,
     })

@@ -12,7 +12,7 @@ const MAX_SYMLINK_HOPS = 40
  * and a write through it cannot slip past a confinement check.
  */
 export async function resolveRealPath(absolutePath: string, hops = 0): Promise<string> {
-  if (hops > MAX_SYMLINK_HOPS) throw new Error(`Too many levels of symbolic links: ${absolutePath}`)
+  if (hops > MAX_SYMLINK_HOPS) throw Object.assign(new Error('Too many levels of symbolic links'), { code: 'ELOOP' })
   try {
     return await realpath(absolutePath)
   } catch (error) {

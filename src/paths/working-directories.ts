@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { isInside } from './is-inside.js'
 import { resolveRealPath } from './resolve-real-path.js'
 
 /** `read` also admits the tenant's blob directory (read-only); `write` only the working directories. */
@@ -8,7 +9,21 @@ export type PathAccess = 'read' | 'write'
 export type WorkingDirectoryContext = {
   readonly cwd: string
   readonly permissionContext: { readonly additionalWorkingDirectories: readonly string[] }
-  readonly environment?: { readonly blobDirectory?: string }
+  readonly environment?: { readonly blobDirectory?: string; readonly workspaceRoot?: string }
+}
+
+/**
+ * A working directory whose real path has left the tenant's workspace since the session was
+ * created (it, or a parent, was replaced by a symlink). The message names the directory as the
+ * session holds it, never where it now points (docs/adr/0090-working-directories-checked-per-call.md).
+ */
+export class WorkingDirectoryEscapeError extends Error {
+  override name = 'WorkingDirectoryEscapeError'
+  constructor(readonly directory: string) {
+    super(
+      `The working directory ${directory} no longer lies inside the workspace (it or a parent was replaced by a link): the call is refused.`,
+    )
+  }
 }
 
 /**
@@ -22,17 +37,27 @@ export function workingDirectories(context: WorkingDirectoryContext, access: Pat
   return directories
 }
 
+/** The tenant's workspace root as a real path, or undefined when the context names none. */
+export async function realWorkspaceRoot(context: WorkingDirectoryContext): Promise<string | undefined> {
+  const root = context.environment?.workspaceRoot
+  return root === undefined ? undefined : resolveRealPath(path.resolve(root))
+}
+
 /**
- * The same list as real paths, for containment checks. The cwd and the blob directory (the
- * service's own) are resolved now. The additional directories were made real when the session
- * was created and are NOT resolved again: a symlink planted there since cannot widen what the
- * session was granted (docs/adr/0066-one-working-directory-list.md).
+ * The same list as real paths, resolved on every call, for containment checks. The session's
+ * directories were confined when it was created, but any of them may have been replaced by a
+ * symlink since (by a command of this or another session of the tenant): each resolved
+ * directory must still lie inside the tenant's workspace root, or the whole call is refused
+ * with a WorkingDirectoryEscapeError (docs/adr/0090-working-directories-checked-per-call.md).
+ * The blob directory is the service's own and is not under the tenant's root.
  */
 export async function realWorkingDirectories(context: WorkingDirectoryContext, access: PathAccess): Promise<string[]> {
+  const root = await realWorkspaceRoot(context)
+  const held = [context.cwd, ...context.permissionContext.additionalWorkingDirectories]
+  const real = await Promise.all(held.map((directory) => resolveRealPath(path.resolve(directory))))
+  real.forEach((directory, index) => {
+    if (root !== undefined && !isInside(root, directory)) throw new WorkingDirectoryEscapeError(held[index] as string)
+  })
   const blobs = context.environment?.blobDirectory
-  return [
-    await resolveRealPath(path.resolve(context.cwd)),
-    ...context.permissionContext.additionalWorkingDirectories.map((directory) => path.resolve(directory)),
-    ...(access === 'read' && blobs ? [await resolveRealPath(path.resolve(blobs))] : []),
-  ]
+  return access === 'read' && blobs ? [...real, await resolveRealPath(path.resolve(blobs))] : real
 }

@@ -1,7 +1,7 @@
 import type { PermissionRequest } from '../executor/permission-gate.js'
 import { isInsideAny } from '../paths/is-inside.js'
 import { resolveRealPath } from '../paths/resolve-real-path.js'
-import { realWorkingDirectories } from '../paths/working-directories.js'
+import { realWorkingDirectories, WorkingDirectoryEscapeError } from '../paths/working-directories.js'
 import { effectivePermissionMode } from '../tool/permission-context.js'
 import type {
   PermissionAllow,
@@ -36,6 +36,12 @@ function isReadOnly(tool: AnyTool, input: { [key: string]: unknown }): boolean {
   }
 }
 
+/** A working directory that left the workspace admits nothing: no path is auto-allowed (docs/adr/0090-working-directories-checked-per-call.md). */
+function refusedDirectories(error: unknown): string[] {
+  if (error instanceof WorkingDirectoryEscapeError) return []
+  throw error
+}
+
 // A read-only Bash command whose paths cannot be read is never auto-allowed.
 const UNKNOWN_PATHS = Symbol('unknown paths')
 
@@ -44,7 +50,7 @@ async function pathOutside(
   subject: RuleSubject,
   context: ToolUseContext,
 ): Promise<string | typeof UNKNOWN_PATHS | undefined> {
-  const directories = await realWorkingDirectories(context, 'read')
+  const directories = await realWorkingDirectories(context, 'read').catch(refusedDirectories)
   if (subject.path) return isInsideAny(directories, subject.path.absolute) ? undefined : subject.path.absolute
   const command = subject.input.command
   if (subject.tool.name !== 'Bash' || typeof command !== 'string') return undefined
@@ -133,7 +139,7 @@ export async function decidePermission(request: DecideRequest): Promise<Permissi
     return { behavior: 'allow', decisionReason: { type: 'other', reason: 'read-only inside the working directories' } }
   }
   if (mode === 'acceptEdits' && EDIT_FILE_TOOLS.has(name) && subject.path) {
-    const directories = await realWorkingDirectories(context, 'write')
+    const directories = await realWorkingDirectories(context, 'write').catch(refusedDirectories)
     if (isInsideAny(directories, subject.path.absolute))
       return { behavior: 'allow', decisionReason: { type: 'mode', mode } }
   }

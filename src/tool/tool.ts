@@ -33,6 +33,11 @@ export type ToolEnvironment = {
   readonly blobDirectory: string
   /** What Bash runs with (commandEnvironment); absent: the minimal set, nothing passed through. */
   readonly commandEnvironment?: Readonly<Record<string, string>>
+  /**
+   * The tenant's workspace root: every working directory must still resolve inside it on each
+   * call (docs/adr/0090-working-directories-checked-per-call.md).
+   */
+  readonly workspaceRoot: string
 }
 
 /**

@@ -79,6 +79,8 @@ export function createTestContext(options: TestContextOptions): ToolUseContext {
     environment: {
       sandbox: 'off',
       multiTenant: false,
+      // The tenant's root holds the cwd and its siblings, as a tenant workspace holds sessions.
+      workspaceRoot: path.dirname(options.cwd),
       // Read lazily: the store creates the tenant directory when asked, and most tests never ask.
       get blobDirectory() {
         return blobs.directory(tenant)

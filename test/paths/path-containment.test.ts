@@ -6,7 +6,11 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isInside, isInsideAny } from '../../src/paths/is-inside.js'
 import { resolveRealPath, resolveRealPathSync } from '../../src/paths/resolve-real-path.js'
-import { realWorkingDirectories, workingDirectories } from '../../src/paths/working-directories.js'
+import {
+  realWorkingDirectories,
+  WorkingDirectoryEscapeError,
+  workingDirectories,
+} from '../../src/paths/working-directories.js'
 import { confineDirectory } from '../../src/sessions/confine-path.js'
 import { resolveConfinedPath } from '../../src/tools/shared/resolve-confined-path.js'
 
@@ -98,18 +102,21 @@ describe('real paths and containment on a real file system', () => {
     await expect(resolveConfinedPath('../outside/x', context, 'write')).rejects.toThrow('outside')
   })
 
-  it('lists the working directories once, and does not re-resolve additional ones granted as real', async () => {
-    const granted = path.join(temp, 'granted')
+  it('lists the working directories once, and refuses a call once one resolves outside the workspace root', async () => {
+    const granted = path.join(root, 'granted')
     const context = {
       cwd: path.join(outside, 'in-link'),
       permissionContext: { additionalWorkingDirectories: [granted] },
-      environment: { blobDirectory: path.join(root, 'sub') },
+      environment: { blobDirectory: path.join(temp, 'blobs'), workspaceRoot: root },
     }
     expect(workingDirectories(context, 'write')).toEqual([context.cwd, granted])
-    expect(workingDirectories(context, 'read')).toEqual([context.cwd, granted, path.join(root, 'sub')])
-    // A symlink planted where the granted directory was must not widen the grant.
+    expect(workingDirectories(context, 'read')).toEqual([context.cwd, granted, path.join(temp, 'blobs')])
+    expect(await realWorkingDirectories(context, 'read')).toEqual([root, granted, path.join(temp, 'blobs')])
+    // A symlink planted where the granted directory was must not widen the grant: the call is refused.
     await symlink(outside, granted)
-    expect(await realWorkingDirectories(context, 'read')).toEqual([root, granted, path.join(root, 'sub')])
-    await expect(resolveConfinedPath(path.join(granted, 'file'), context, 'write')).rejects.toThrow('outside')
+    await expect(realWorkingDirectories(context, 'read')).rejects.toBeInstanceOf(WorkingDirectoryEscapeError)
+    await expect(resolveConfinedPath(path.join(root, 'file'), context, 'write')).rejects.toThrow(
+      `The working directory ${granted} no longer lies inside the workspace`,
+    )
   })
 })

@@ -23,7 +23,12 @@ async function createManager() {
     blobs,
     operator: undefined,
     workspaceOf: () => workspace.cwd,
-    environmentOf: (tenant) => ({ sandbox: 'off', multiTenant: false, blobDirectory: blobs.directory(tenant) }),
+    environmentOf: (tenant) => ({
+      sandbox: 'off',
+      multiTenant: false,
+      blobDirectory: blobs.directory(tenant),
+      workspaceRoot: workspace.cwd,
+    }),
     idleTtlMs: 60_000,
   })
   const tools = createTestTools()

@@ -25,7 +25,12 @@ function service(operator?: PermissionsSettings) {
     blobs,
     operator,
     workspaceOf: (tenant) => path.join(root, 'workspace', tenant),
-    environmentOf: (tenant) => ({ sandbox: 'off', multiTenant: true, blobDirectory: blobs.directory(tenant) }),
+    environmentOf: (tenant) => ({
+      sandbox: 'off',
+      multiTenant: true,
+      blobDirectory: blobs.directory(tenant),
+      workspaceRoot: path.join(root, 'workspace', tenant),
+    }),
     idleTtlMs: 1000,
     now: () => 5000,
   })

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { z } from 'zod'
 import { resolveRealPath } from '../../paths/resolve-real-path.js'
+import { realWorkingDirectories, WorkingDirectoryEscapeError } from '../../paths/working-directories.js'
 import type { BlobRef } from '../../results/blob-store.js'
 import { buildPreview, persistedOutputMessage } from '../../results/persisted-output.js'
 import { resultBlobId } from '../../results/result-blob-id.js'
@@ -37,9 +38,15 @@ function displayText(collected: CollectedOutput): string {
   return persistedOutputMessage({ path: collected.blob.path, size: collected.blob.size, preview, hasMore })
 }
 
+/**
+ * The directories bubblewrap binds, all checked this call: each working directory resolved and
+ * inside the tenant's workspace root (realWorkingDirectories refuses the call otherwise), so
+ * a directory replaced by a link to elsewhere is never bound (docs/adr/0090-working-directories-checked-per-call.md).
+ * The blob directory is the service's own.
+ */
 async function sandboxLayout(context: ToolUseContext): Promise<SandboxLayout> {
-  const candidates = [context.cwd, ...context.permissionContext.additionalWorkingDirectories]
-  const writable = await Promise.all(candidates.map((directory) => resolveRealPath(directory)))
+  const [cwd = context.cwd, ...rest] = await realWorkingDirectories(context, 'write')
+  const writable = [cwd, ...rest]
   // bwrap refuses to bind a missing source; a working directory that does not exist has nothing to show.
   const existing = await Promise.all(
     writable.map((directory) =>
@@ -50,9 +57,20 @@ async function sandboxLayout(context: ToolUseContext): Promise<SandboxLayout> {
     ),
   )
   return {
-    cwd: await resolveRealPath(context.cwd),
+    cwd,
     writableDirectories: writable.filter((_directory, index) => existing[index]),
     readOnlyDirectories: [await resolveRealPath(context.environment.blobDirectory)],
+  }
+}
+
+/** The session's working directories as they resolve now, or the refusal when one left the workspace. */
+async function checkWorkingDirectories(context: ToolUseContext): Promise<string | undefined> {
+  try {
+    await realWorkingDirectories(context, 'write')
+    return undefined
+  } catch (error) {
+    if (error instanceof WorkingDirectoryEscapeError) return error.message
+    throw error
   }
 }
 
@@ -79,6 +97,8 @@ export const BashTool = buildTool({
       return { result: false, message: MULTI_TENANT_WITHOUT_SANDBOX_MESSAGE }
     }
     if (input.command.trim() === '') return { result: false, message: 'The command is empty: give a command to run.' }
+    const escaped = await checkWorkingDirectories(context)
+    if (escaped !== undefined) return { result: false, message: escaped }
     if (input.timeout !== undefined && input.timeout > BASH_MAX_TIMEOUT_MS) {
       return {
         result: false,
@@ -100,13 +120,16 @@ export const BashTool = buildTool({
         context.blobs.openWriteStream(context.tenant, `${resultBlobId(context.runId, context.toolUseId)}.txt`),
       onProgress: onProgress ? (progress) => onProgress(progress) : undefined,
     })
+    const sandbox = context.environment.sandbox === 'bwrap' ? await sandboxLayout(context) : null
+    // Unsandboxed too, the shell starts in the checked real cwd, never in a link to elsewhere.
+    const [cwd = context.cwd] = sandbox ? [sandbox.cwd] : await realWorkingDirectories(context, 'write')
     const result = await runShellCommand({
       command: input.command,
-      cwd: context.cwd,
+      cwd,
       timeoutMs,
       signal: context.abortSignal,
       output,
-      sandbox: context.environment.sandbox === 'bwrap' ? await sandboxLayout(context) : null,
+      sandbox,
       ...(context.environment.commandEnvironment ? { env: context.environment.commandEnvironment } : {}),
     })
     const collected = await output.result()

@@ -1,11 +1,11 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import path from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { checkReadBeforeWrite, recordWrite } from '../shared/check-read-before-write.js'
 import { statIfExists } from '../shared/file-stats.js'
 import { tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { writeConfinedFile } from '../shared/write-opened-file.js'
 import { applyEdit, editSnippet } from './apply-edit.js'
 
 const EDIT_TOOL_NAME = 'Edit'
@@ -83,18 +83,23 @@ export const EditTool = buildTool({
     const plan = await planEdit(input, context)
     if (!plan.ok) throw new Error(plan.message)
     if (plan.original !== null && input.old_string !== '') {
-      const outcome = applyEdit(plan.original, edit(input), input.file_path)
-      if (!outcome.ok) throw new Error(outcome.message)
-      await writeFile(plan.realPath, outcome.content)
-      await recordWrite(plan.realPath, context)
+      // The edit is applied to the content read through the descriptor that is then written:
+      // the file checked, read and replaced is one object (docs/adr/0091-open-through-checked-descriptors.md).
+      let outcome: ReturnType<typeof applyEdit> | undefined
+      const realPath = await writeConfinedFile(input.file_path, context, async (handle) => {
+        outcome = applyEdit(await handle.readFile('utf8'), edit(input), input.file_path)
+        if (!outcome.ok) throw new Error(outcome.message)
+        return outcome.content
+      })
+      if (outcome === undefined || !outcome.ok) throw new Error('The edit was not applied.')
+      await recordWrite(realPath, context)
       const snippet = editSnippet(outcome.content, outcome.firstIndex, outcome.insertedLength)
-      const data: EditOutput = { filePath: plan.realPath, replacements: outcome.replacements, created: false, snippet }
+      const data: EditOutput = { filePath: realPath, replacements: outcome.replacements, created: false, snippet }
       return { data }
     }
-    await mkdir(path.dirname(plan.realPath), { recursive: true })
-    await writeFile(plan.realPath, input.new_string)
-    await recordWrite(plan.realPath, context)
-    const data: EditOutput = { filePath: plan.realPath, replacements: 1, created: plan.original === null, snippet: '' }
+    const realPath = await writeConfinedFile(input.file_path, context, input.new_string)
+    await recordWrite(realPath, context)
+    const data: EditOutput = { filePath: realPath, replacements: 1, created: plan.original === null, snippet: '' }
     return { data }
   },
   mapToolResult(data: EditOutput) {

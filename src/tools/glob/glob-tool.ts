@@ -1,6 +1,9 @@
 import path from 'node:path'
 import { glob } from 'tinyglobby'
 import { z } from 'zod'
+import { isInsideAny } from '../../paths/is-inside.js'
+import { resolveRealPath } from '../../paths/resolve-real-path.js'
+import { realWorkingDirectories } from '../../paths/working-directories.js'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { newestFirst, statIfExists } from '../shared/file-stats.js'
@@ -49,6 +52,29 @@ async function checkGlob(input: GlobInput, context: ToolUseContext): Promise<Val
   return directory.ok ? { result: true } : { result: false, message: directory.message }
 }
 
+/**
+ * Only names whose directory really lies inside the working directories. The crawler starts
+ * below `path` at the fixed part of the pattern (`link/*` starts in `link`), and that start is
+ * followed even when it is a symlink, so a planted link would list another tree's names
+ * (docs/adr/0092-glob-and-grep-stay-inside.md).
+ */
+async function listedInside(files: string[], context: ToolUseContext): Promise<string[]> {
+  const roots = await realWorkingDirectories(context, 'read')
+  const directories = new Map<string, Promise<boolean>>()
+  const inside = await Promise.all(
+    files.map((file) => {
+      const directory = path.dirname(file)
+      let verdict = directories.get(directory)
+      if (!verdict) {
+        verdict = resolveRealPath(directory).then((real) => isInsideAny(roots, real))
+        directories.set(directory, verdict)
+      }
+      return verdict
+    }),
+  )
+  return files.filter((_file, index) => inside[index])
+}
+
 export const GlobTool = buildTool({
   name: GLOB_TOOL_NAME,
   searchHint: 'find files by name pattern',
@@ -78,7 +104,7 @@ export const GlobTool = buildTool({
       ignore: ['**/.git/**'],
       signal: context.abortSignal,
     })
-    const sorted = await newestFirst(files)
+    const sorted = await newestFirst(await listedInside(files, context))
     const data: GlobOutput = {
       directory,
       filenames: sorted.slice(0, GLOB_MAX_RESULTS),

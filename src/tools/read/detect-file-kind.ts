@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises'
+import { type FileHandle, open } from 'node:fs/promises'
 import path from 'node:path'
 
 type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'
@@ -38,16 +38,17 @@ function matchesMagic(mediaType: ImageMediaType, head: Buffer): boolean {
 }
 
 /** Image when both the extension and the magic bytes say so; binary by extension or a NUL byte. */
-export async function detectFileKind(filePath: string): Promise<FileKind> {
+export async function detectFileKind(filePath: string, opened?: FileHandle): Promise<FileKind> {
   const extension = path.extname(filePath).toLowerCase()
-  const handle = await open(filePath, 'r')
+  // Read through the caller's handle when it has one: the bytes sniffed are the file checked.
+  const handle = opened ?? (await open(filePath, 'r'))
   let head: Buffer
   try {
     const buffer = Buffer.alloc(SNIFF_BYTES)
     const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0)
     head = buffer.subarray(0, bytesRead)
   } finally {
-    await handle.close()
+    if (opened === undefined) await handle.close()
   }
   const imageType = IMAGE_EXTENSIONS[extension]
   if (imageType !== undefined) {

@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs'
+import type { FileHandle } from 'node:fs/promises'
 import { StringDecoder } from 'node:string_decoder'
 
 export type TextLinesOptions = {
@@ -24,12 +25,16 @@ export type TextLines = {
  * more memory than the lines returned (each capped at `maxLineChars`). Stops reading as soon as
  * one line past the range is seen.
  */
-export async function readTextLines(filePath: string, options: TextLinesOptions): Promise<TextLines> {
+export async function readTextLines(file: string | FileHandle, options: TextLinesOptions): Promise<TextLines> {
   const { offset, limit, maxLineChars } = options
   const lastWanted = offset + limit - 1
   const lines: TextLine[] = []
   const decoder = new StringDecoder('utf8')
-  const stream = createReadStream(filePath, { highWaterMark: 64 * 1024 })
+  // A handle is read from its start and left open: the caller owns it.
+  const stream =
+    typeof file === 'string'
+      ? createReadStream(file, { highWaterMark: 64 * 1024 })
+      : file.createReadStream({ highWaterMark: 64 * 1024, start: 0, autoClose: false })
   let number = 1
   let current = ''
   let currentLength = 0

@@ -1,8 +1,10 @@
-import { readFile, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { type FileHandle, stat } from 'node:fs/promises'
 import { z } from 'zod'
 import type { ImageBlock } from '../../messages/content-blocks.js'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
-import { resolveConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
+import type { ToolUseContext } from '../../tool/tool.js'
+import { openConfinedFile, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { detectFileKind } from './detect-file-kind.js'
 import { readTextLines } from './read-text-lines.js'
 
@@ -81,57 +83,15 @@ export const ReadTool = buildTool({
     return { result: true }
   },
   async call(input: ReadInput, context) {
-    const realPath = await resolveConfinedPath(input.file_path, context, 'read')
-    const stats = await stat(realPath)
-    const kind = await detectFileKind(realPath)
-    if (kind.kind === 'binary') {
-      throw new Error(
-        `Cannot read ${input.file_path}: ${kind.why}. Binary files are not shown; use Bash (e.g. \`file\`, \`xxd | head\`) to inspect it.`,
-      )
+    // The file is opened once, through checked descriptors, and everything below reads that
+    // object: swapping a directory for a link after the check cannot redirect the read
+    // (docs/adr/0091-open-through-checked-descriptors.md).
+    const { realPath, handle } = await openConfinedFile(input.file_path, context, 'read', constants.O_RDONLY)
+    try {
+      return await readOpened(input, context, realPath, handle)
+    } finally {
+      await handle.close()
     }
-    if (kind.kind === 'image') {
-      if (stats.size > MAX_IMAGE_BYTES) {
-        throw new Error(
-          `The image ${input.file_path} is ${stats.size} bytes; at most ${MAX_IMAGE_BYTES} bytes can be shown. Resize it first.`,
-        )
-      }
-      const base64 = (await readFile(realPath)).toString('base64')
-      context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial: false })
-      return { data: { type: 'image', filePath: realPath, mediaType: kind.mediaType, base64 } satisfies ReadOutput }
-    }
-    const offset = Math.max(input.offset ?? 1, 1)
-    const limit = input.limit ?? DEFAULT_READ_LIMIT
-    const result = await readTextLines(realPath, { offset, limit, maxLineChars: MAX_LINE_CHARS })
-    const out: string[] = []
-    let length = 0
-    let cutAt: number | undefined
-    for (const line of result.lines) {
-      const marker = line.fullLength > line.text.length ? `… [line cut: ${line.fullLength} characters]` : ''
-      const text = numbered(line.number, line.text + marker)
-      if (length + text.length > MAX_READ_OUTPUT_CHARS && out.length > 0) {
-        cutAt = line.number
-        break
-      }
-      out.push(text)
-      length += text.length + 1
-    }
-    let content = out.join('\n')
-    if (stats.size === 0) content = `(The file ${input.file_path} exists but is empty.)`
-    else if (result.lines.length === 0) {
-      content = `(The file ${input.file_path} has ${result.totalLines} lines; offset ${offset} is past its end.)`
-    } else if (cutAt !== undefined) {
-      content += `\n\n(Output stopped at ${MAX_READ_OUTPUT_CHARS} characters. Read on with offset ${cutAt}.)`
-    } else if (result.hasMore) {
-      const next = (result.lines.at(-1)?.number ?? offset) + 1
-      content += `\n\n(The file has more lines. Read on with offset ${next}.)`
-    }
-    const partial =
-      offset > 1 ||
-      result.hasMore ||
-      cutAt !== undefined ||
-      result.lines.some((line) => line.fullLength > line.text.length)
-    context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial })
-    return { data: { type: 'text', filePath: realPath, content } satisfies ReadOutput }
   },
   mapToolResult(data: ReadOutput) {
     if (data.type === 'image') {
@@ -140,3 +100,59 @@ export const ReadTool = buildTool({
     return { content: data.content }
   },
 })
+
+async function readOpened(input: ReadInput, context: ToolUseContext, realPath: string, handle: FileHandle) {
+  const stats = await handle.stat()
+  if (!stats.isFile()) throw new Error(`${input.file_path} is not a regular file.`)
+  const kind = await detectFileKind(realPath, handle)
+  if (kind.kind === 'binary') {
+    throw new Error(
+      `Cannot read ${input.file_path}: ${kind.why}. Binary files are not shown; use Bash (e.g. \`file\`, \`xxd | head\`) to inspect it.`,
+    )
+  }
+  if (kind.kind === 'image') {
+    if (stats.size > MAX_IMAGE_BYTES) {
+      throw new Error(
+        `The image ${input.file_path} is ${stats.size} bytes; at most ${MAX_IMAGE_BYTES} bytes can be shown. Resize it first.`,
+      )
+    }
+    const base64 = (await handle.readFile()).toString('base64')
+    context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial: false })
+    return {
+      data: { type: 'image' as const, filePath: realPath, mediaType: kind.mediaType, base64 } satisfies ReadOutput,
+    }
+  }
+  const offset = Math.max(input.offset ?? 1, 1)
+  const limit = input.limit ?? DEFAULT_READ_LIMIT
+  const result = await readTextLines(handle, { offset, limit, maxLineChars: MAX_LINE_CHARS })
+  const out: string[] = []
+  let length = 0
+  let cutAt: number | undefined
+  for (const line of result.lines) {
+    const marker = line.fullLength > line.text.length ? `… [line cut: ${line.fullLength} characters]` : ''
+    const text = numbered(line.number, line.text + marker)
+    if (length + text.length > MAX_READ_OUTPUT_CHARS && out.length > 0) {
+      cutAt = line.number
+      break
+    }
+    out.push(text)
+    length += text.length + 1
+  }
+  let content = out.join('\n')
+  if (stats.size === 0) content = `(The file ${input.file_path} exists but is empty.)`
+  else if (result.lines.length === 0) {
+    content = `(The file ${input.file_path} has ${result.totalLines} lines; offset ${offset} is past its end.)`
+  } else if (cutAt !== undefined) {
+    content += `\n\n(Output stopped at ${MAX_READ_OUTPUT_CHARS} characters. Read on with offset ${cutAt}.)`
+  } else if (result.hasMore) {
+    const next = (result.lines.at(-1)?.number ?? offset) + 1
+    content += `\n\n(The file has more lines. Read on with offset ${next}.)`
+  }
+  const partial =
+    offset > 1 ||
+    result.hasMore ||
+    cutAt !== undefined ||
+    result.lines.some((line) => line.fullLength > line.text.length)
+  context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial })
+  return { data: { type: 'text', filePath: realPath, content } satisfies ReadOutput }
+}

@@ -1,10 +1,15 @@
+import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
-import { isInsideAny } from '../../paths/is-inside.js'
+import { errorCode } from '../../paths/error-code.js'
+import { isInside, isInsideAny } from '../../paths/is-inside.js'
+import { openFileInside, PathChangedError } from '../../paths/open-inside.js'
 import { resolveRealPath } from '../../paths/resolve-real-path.js'
 import {
   type PathAccess,
   realWorkingDirectories,
+  realWorkspaceRoot,
   type WorkingDirectoryContext,
+  WorkingDirectoryEscapeError,
   workingDirectories,
 } from '../../paths/working-directories.js'
 
@@ -14,6 +19,66 @@ export class PathConfinementError extends Error {
 
 /** A path the tool may use, or the refusal the model gets instead. */
 export type ConfinedPath = { ok: true; realPath: string } | { ok: false; message: string }
+
+/** Linux caps one path component at 255 bytes and a path at 4,095: longer ones are refused before any system call. */
+const MAX_NAME_BYTES = 255
+const MAX_PATH_BYTES = 4_095
+
+/**
+ * The real path and the real working directories it was checked against. A working directory
+ * that left the tenant's workspace refuses the call (docs/adr/0090-working-directories-checked-per-call.md).
+ */
+async function confine(
+  filePath: string,
+  context: WorkingDirectoryContext,
+  access: PathAccess,
+): Promise<{ realPath: string; roots: string[] }> {
+  if (filePath.trim() === '') throw new PathConfinementError('The path is empty: give an absolute path.')
+  if (filePath.includes('\u0000')) throw new PathConfinementError('The path contains a NUL byte.')
+  if (filePath.startsWith('~')) {
+    throw new PathConfinementError(
+      `The path ${filePath} starts with ~, which is not expanded: give an absolute path or one relative to ${context.cwd}.`,
+    )
+  }
+  if (filePath.split(/[\\/]/).some((name) => Buffer.byteLength(name) > MAX_NAME_BYTES)) {
+    throw new PathConfinementError(`A component of the path is longer than ${MAX_NAME_BYTES} bytes.`)
+  }
+  let roots: string[]
+  try {
+    roots = await realWorkingDirectories(context, access)
+  } catch (error) {
+    if (error instanceof WorkingDirectoryEscapeError) throw new PathConfinementError(error.message)
+    throw error
+  }
+  const absolutePath = path.resolve(context.cwd, filePath)
+  // Created one component at a time, a file could nest past what any path can name.
+  if (Buffer.byteLength(absolutePath) > MAX_PATH_BYTES) {
+    throw new PathConfinementError(`The path is longer than ${MAX_PATH_BYTES} bytes.`)
+  }
+  const realPath = await resolveRealPath(absolutePath).catch((error: unknown) => {
+    // ELOOP, ENAMETOOLONG and the like: the system's message would name the real path.
+    throw new PathConfinementError(
+      `The path ${absolutePath} cannot be resolved (${errorCode(error) ?? 'unknown error'}).`,
+    )
+  })
+  if (isInsideAny(roots, realPath)) return { realPath, roots }
+  const allowed = workingDirectories(context, access)
+  // Where a link points is shown only when it stays in the tenant's own tree: errors never
+  // reveal host paths outside it (docs/adr/0093-errors-name-only-the-tenant-tree.md).
+  const root = await realWorkspaceRoot(context)
+  const inTree = (candidate: string) => root === undefined || isInside(root, candidate)
+  const shown = !inTree(absolutePath)
+    ? filePath
+    : realPath === absolutePath || !inTree(realPath)
+      ? absolutePath
+      : `${absolutePath} (resolves to ${realPath})`
+  if (access === 'write' && isInsideAny(await realWorkingDirectories(context, 'read'), realPath)) {
+    throw new PathConfinementError(
+      `The path ${shown} is in a read-only directory. Files may be written only inside: ${allowed.join(', ')}.`,
+    )
+  }
+  throw new PathConfinementError(`The path ${shown} is outside the allowed working directories: ${allowed.join(', ')}.`)
+}
 
 /**
  * Resolves a path a model gave (absolute, or relative to the session cwd) to its real path and
@@ -26,24 +91,28 @@ export async function resolveConfinedPath(
   context: WorkingDirectoryContext,
   access: PathAccess,
 ): Promise<string> {
-  if (filePath.trim() === '') throw new PathConfinementError('The path is empty: give an absolute path.')
-  if (filePath.includes('\u0000')) throw new PathConfinementError('The path contains a NUL byte.')
-  if (filePath.startsWith('~')) {
-    throw new PathConfinementError(
-      `The path ${filePath} starts with ~, which is not expanded: give an absolute path or one relative to ${context.cwd}.`,
-    )
+  return (await confine(filePath, context, access)).realPath
+}
+
+/**
+ * resolveConfinedPath, then the file opened so that the object read or written is the one
+ * checked: a directory swapped for a symlink between the check and the open makes the open
+ * fail (docs/adr/0091-open-through-checked-descriptors.md). The caller closes the handle.
+ */
+export async function openConfinedFile(
+  filePath: string,
+  context: WorkingDirectoryContext,
+  access: PathAccess,
+  flags: number,
+  options: { createParents: boolean } = { createParents: false },
+): Promise<{ realPath: string; handle: FileHandle }> {
+  const { realPath, roots } = await confine(filePath, context, access)
+  try {
+    return { realPath, handle: await openFileInside(roots, realPath, flags, options) }
+  } catch (error) {
+    if (error instanceof PathChangedError) throw new PathConfinementError(`${filePath}: ${error.message}`)
+    throw error
   }
-  const absolutePath = path.resolve(context.cwd, filePath)
-  const realPath = await resolveRealPath(absolutePath)
-  if (isInsideAny(await realWorkingDirectories(context, access), realPath)) return realPath
-  const allowed = workingDirectories(context, access)
-  const shown = realPath === absolutePath ? absolutePath : `${absolutePath} (resolves to ${realPath})`
-  if (access === 'write' && isInsideAny(await realWorkingDirectories(context, 'read'), realPath)) {
-    throw new PathConfinementError(
-      `The path ${shown} is in a read-only directory. Files may be written only inside: ${allowed.join(', ')}.`,
-    )
-  }
-  throw new PathConfinementError(`The path ${shown} is outside the allowed working directories: ${allowed.join(', ')}.`)
 }
 
 /**

@@ -1,11 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import { z } from 'zod'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { checkReadBeforeWrite, recordWrite } from '../shared/check-read-before-write.js'
 import { statIfExists } from '../shared/file-stats.js'
 import { resolveConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { writeConfinedFile } from '../shared/write-opened-file.js'
 
 const WRITE_TOOL_NAME = 'Write'
 
@@ -50,10 +49,8 @@ export const WriteTool = buildTool({
     // Checked again here: the file may have changed between validation and the call.
     const check = await checkWrite(input, context)
     if (!check.result) throw new Error(check.message)
-    const realPath = await resolveConfinedPath(input.file_path, context, 'write')
-    const existed = (await statIfExists(realPath)) !== null
-    await mkdir(path.dirname(realPath), { recursive: true })
-    await writeFile(realPath, input.content)
+    const existed = (await statIfExists(await resolveConfinedPath(input.file_path, context, 'write'))) !== null
+    const realPath = await writeConfinedFile(input.file_path, context, input.content)
     await recordWrite(realPath, context)
     const data: WriteOutput = {
       type: existed ? 'update' : 'create',

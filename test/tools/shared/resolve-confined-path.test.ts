@@ -76,7 +76,7 @@ describe('resolveConfinedPath', () => {
     await expect(resolveConfinedPath(blobFile, ctx, 'write')).rejects.toThrow('read-only directory')
   })
 
-  it('gives the refusal as a value for validation, and still throws other errors', async () => {
+  it('gives the refusal as a value for validation, a name past 255 bytes included', async () => {
     expect(await tryResolveConfinedPath('a.txt', context(), 'write')).toEqual({
       ok: true,
       realPath: path.join(workspace.cwd, 'a.txt'),
@@ -85,7 +85,10 @@ describe('resolveConfinedPath', () => {
       ok: false,
       message: `The path /etc/passwd is outside the allowed working directories: ${workspace.cwd}, ${context().environment.blobDirectory}.`,
     })
-    // realpath refuses a name past NAME_MAX: a fault, not a refusal.
-    await expect(tryResolveConfinedPath('a'.repeat(300), context(), 'read')).rejects.toThrow()
+    // A name past NAME_MAX is the model's to fix: a refusal, not a fault (docs/adr/0093-errors-name-only-the-tenant-tree.md).
+    expect(await tryResolveConfinedPath('a'.repeat(300), context(), 'read')).toEqual({
+      ok: false,
+      message: 'A component of the path is longer than 255 bytes.',
+    })
   })
 })

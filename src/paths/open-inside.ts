@@ -1,0 +1,115 @@
+import { constants, existsSync } from 'node:fs'
+import { type FileHandle, mkdir, open, readlink } from 'node:fs/promises'
+import path from 'node:path'
+import { errorCode } from './error-code.js'
+import { isInside, isInsideAny } from './is-inside.js'
+
+/**
+ * The directory of a process's open descriptors. Opening `<it>/N/name` opens `name` inside the
+ * directory descriptor N refers to, whatever its path has become since: Node's stand-in for
+ * openat(2) (docs/adr/0091-open-through-checked-descriptors.md).
+ */
+const DESCRIPTORS = '/proc/self/fd'
+const HAS_DESCRIPTORS = existsSync(DESCRIPTORS)
+
+/** A file or directory that moved out of the working directories between the check and the open. */
+export class PathChangedError extends Error {
+  override name = 'PathChangedError'
+}
+
+const changed = () =>
+  new PathChangedError('The path changed while it was being opened (a directory was replaced by a link): refused.')
+
+function descriptorPath(handle: FileHandle, name?: string): string {
+  return name === undefined ? `${DESCRIPTORS}/${handle.fd}` : `${DESCRIPTORS}/${handle.fd}/${name}`
+}
+
+/** Refuses a descriptor whose real path (as the kernel reports it) is outside every root. */
+async function verify(handle: FileHandle, roots: readonly string[]): Promise<void> {
+  if (!HAS_DESCRIPTORS) return
+  const real = (await readlink(descriptorPath(handle))).replace(/ \(deleted\)$/, '')
+  if (!isInsideAny(roots, real)) throw changed()
+}
+
+async function openChecked(target: string, flags: number, mode?: number): Promise<FileHandle> {
+  try {
+    return await open(target, flags | constants.O_NOFOLLOW, mode)
+  } catch (error) {
+    // O_NOFOLLOW met a symlink where the checked path had a real file or directory.
+    if (errorCode(error) === 'ELOOP') throw changed()
+    throw error
+  }
+}
+
+/**
+ * Opens the real directory `realDirectory` (already checked to be inside one of `roots`, which
+ * are real paths) one component at a time from the root holding it, each component opened with
+ * O_NOFOLLOW relative to the descriptor of its parent: a directory swapped for a symlink after
+ * the check makes the open fail instead of leading outside. `create` makes missing components.
+ */
+export async function openDirectoryInside(
+  roots: readonly string[],
+  realDirectory: string,
+  options: { create: boolean },
+): Promise<FileHandle> {
+  const root = roots.filter((candidate) => isInside(candidate, realDirectory)).sort((a, b) => b.length - a.length)[0]
+  if (root === undefined) throw changed()
+  const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY
+  if (!HAS_DESCRIPTORS) {
+    if (options.create) await mkdir(realDirectory, { recursive: true })
+    return openChecked(realDirectory, directoryFlags)
+  }
+  let handle = await openChecked(root, directoryFlags)
+  try {
+    await verify(handle, roots)
+    for (const name of path.relative(root, realDirectory).split(path.sep).filter(Boolean)) {
+      if (options.create) {
+        await mkdir(descriptorPath(handle, name)).catch((error: unknown) => {
+          if (errorCode(error) !== 'EEXIST') throw error
+        })
+      }
+      const next = await openChecked(descriptorPath(handle, name), directoryFlags)
+      await handle.close()
+      handle = next
+    }
+    await verify(handle, roots)
+    return handle
+  } catch (error) {
+    await handle.close().catch(() => undefined)
+    if (errorCode(error) === 'ENOTDIR') throw changed()
+    throw error
+  }
+}
+
+/**
+ * Opens the real file `realPath` (checked to be inside one of `roots`) so that what is read or
+ * written is the object that was checked: its directory through openDirectoryInside, the file
+ * itself with O_NOFOLLOW relative to that directory's descriptor, and the opened descriptor's
+ * real path verified once more. O_NONBLOCK keeps a FIFO planted in the workspace from hanging
+ * the open; callers refuse anything that is not a regular file.
+ */
+export async function openFileInside(
+  roots: readonly string[],
+  realPath: string,
+  flags: number,
+  options: { createParents: boolean } = { createParents: false },
+): Promise<FileHandle> {
+  const directory = await openDirectoryInside(roots, path.dirname(realPath), { create: options.createParents })
+  let handle: FileHandle
+  try {
+    handle = await openChecked(
+      HAS_DESCRIPTORS ? descriptorPath(directory, path.basename(realPath)) : realPath,
+      flags | constants.O_NONBLOCK,
+      0o666,
+    )
+  } finally {
+    await directory.close()
+  }
+  try {
+    await verify(handle, roots)
+    return handle
+  } catch (error) {
+    await handle.close()
+    throw error
+  }
+}
