@@ -43,4 +43,8 @@ export interface RunExecutor {
   /** Results yielded so far, in block order. */
   results(): ToolResultBlock[]
   readonly finished: Promise<RunOutcome>
+  /** Calls executing now (read-only, as p-limit's `activeCount`). */
+  readonly executingCount: number
+  /** Calls not started yet. */
+  readonly queuedCount: number
 }

@@ -25,7 +25,12 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   const { runId, emit, tools } = options
   const permissions = options.permissions ?? ALLOW_ALL
   const hooks = options.hooks ?? NO_HOOKS
-  const maxConcurrency = Math.max(1, Math.floor(options.options.maxConcurrency))
+  const maxConcurrency = options.options.maxConcurrency
+  // A bad cap is the caller's bug (config and request options are validated at the edge): say so
+  // rather than repair it silently.
+  if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) {
+    throw new TypeError(`Expected \`maxConcurrency\` to be an integer from 1 and up, got ${maxConcurrency}`)
+  }
   const calls: TrackedCall[] = []
   /** How many calls hold a `deferredModifier`: flushing is free while there are none. */
   let deferredModifiers = 0
@@ -243,5 +248,13 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     },
     results: () => yielder.results(),
     finished: yielder.finished,
+    get executingCount() {
+      return executing.count
+    },
+    get queuedCount() {
+      let queued = 0
+      for (let index = nextToStart; index < calls.length; index++) if (calls[index]?.status === 'queued') queued++
+      return queued
+    },
   }
 }
