@@ -1,4 +1,5 @@
-import { type ParsedShell, parseShell, type SimpleCommand, stripWrappers } from '../shell/parse-shell.js'
+import { type ParsedShell, parseShell, type SimpleCommand } from '../shell/parse-shell.js'
+import { stripWrappers } from '../shell/strip-wrappers.js'
 import { type BashRulePattern, compileBashRulePattern, roughWords } from './bash-rule-pattern.js'
 import type { PermissionRule, PermissionRuleBehavior } from './permission-rule.js'
 

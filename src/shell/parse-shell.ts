@@ -2,8 +2,6 @@ import { parse as tokenize } from 'shell-quote'
 import { FD_MARKER, type ShellLevel, scanShellSource } from './scan-shell-source.js'
 import { ShellScanError } from './shell-scan-error.js'
 
-export { stripWrappers } from './strip-wrappers.js'
-
 export type Redirection = { op: string; target: string }
 
 /** One command of a list or pipeline, words after quote removal. */

@@ -1,6 +1,7 @@
 // Pins parseShell: what each command line splits into, the expansion facts, and what is refused (null).
 import { describe, expect, it } from 'vitest'
-import { isCompound, parseShell, stripWrappers } from '../../src/shell/parse-shell.js'
+import { isCompound, parseShell } from '../../src/shell/parse-shell.js'
+import { stripWrappers } from '../../src/shell/strip-wrappers.js'
 
 const argvs = (command: string) => parseShell(command)?.commands.map((entry) => entry.argv)
 

@@ -1,4 +1,5 @@
-import { parseShell, type Redirection, type SimpleCommand, stripWrappers } from '../../shell/parse-shell.js'
+import { parseShell, type Redirection, type SimpleCommand } from '../../shell/parse-shell.js'
+import { stripWrappers } from '../../shell/strip-wrappers.js'
 import { isReadOnlyGit } from './git-read-only.js'
 import { hasLongOption, hasShortOption, operands } from './option-checks.js'
 
