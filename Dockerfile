@@ -2,7 +2,7 @@
 # compiled JavaScript at run time, production dependencies only, as the non-root `node` user.
 
 # Build stage: every dependency, TypeScript compiled to dist/.
-FROM node:24.9.0-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -13,7 +13,7 @@ COPY routes ./routes
 RUN npm run build
 
 # Runtime stage: production dependencies and dist/ only.
-FROM node:24.9.0-bookworm-slim
+FROM node:24.21.0-bookworm-slim
 
 # bubblewrap: the Bash sandbox; ripgrep: the Grep tool's engine; git: read-only git commands in Bash.
 RUN apt-get update \
