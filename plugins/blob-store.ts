@@ -38,7 +38,11 @@ function countBlobBytes<Store extends BlobStore>(store: Store, onWritten: (bytes
     },
     openWriteStream: async (tenant, blobId) => {
       const opened = await store.openWriteStream(tenant, blobId)
-      return { ...opened, finished: opened.finished.then((blob) => (onWritten(blob.size), blob)) }
+      const finished = opened.finished.then((blob) => {
+        onWritten(blob.size)
+        return blob
+      })
+      return { ...opened, finished }
     },
   }
 }
