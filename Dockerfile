@@ -1,5 +1,19 @@
-# toolexec: node:20-slim, production dependencies only, TypeScript run directly with tsx.
-FROM node:20-slim
+# toolexec: built on the active Node LTS (pinned to an exact release, docs/adr/0138-node-lines-and-pinned-image.md),
+# compiled JavaScript at run time, production dependencies only, as the non-root `node` user.
+
+# Build stage: every dependency, TypeScript compiled to dist/.
+FROM node:24.21.0-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json app.ts server.ts ./
+COPY src ./src
+COPY plugins ./plugins
+COPY routes ./routes
+RUN npm run build
+
+# Runtime stage: production dependencies and dist/ only.
+FROM node:24.21.0-bookworm-slim
 
 # bubblewrap: the Bash sandbox; ripgrep: the Grep tool's engine; git: read-only git commands in Bash.
 RUN apt-get update \
@@ -9,11 +23,7 @@ RUN apt-get update \
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
-
-COPY tsconfig.json app.ts server.ts ./
-COPY src ./src
-COPY plugins ./plugins
-COPY routes ./routes
+COPY --from=build /app/dist ./dist
 
 # Listening on every interface requires TOOLEXEC_API_KEYS (the service refuses to start without).
 ENV NODE_ENV=production \
@@ -31,4 +41,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=10s \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 
 # node runs as PID 1 and handles SIGTERM itself: it drains running calls (see docs/operations.md).
-CMD ["node", "--import", "tsx", "server.ts"]
+CMD ["node", "dist/server.js"]

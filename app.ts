@@ -17,6 +17,7 @@ import { sessionsPlugin } from './plugins/sessions.js'
 import { settingsPlugin } from './plugins/settings.js'
 import { storesPlugin } from './plugins/stores.js'
 import { swaggerPlugin } from './plugins/swagger.js'
+import { telemetryPlugin } from './plugins/telemetry.js'
 import { toolPoolPlugin } from './plugins/tool-pool.js'
 import { websocketPlugin } from './plugins/websocket.js'
 import { healthRoutes } from './routes/health.js'
@@ -76,6 +77,9 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(errorsPlugin)
   await app.register(contentTypesPlugin)
   await app.register(requestIdPlugin)
+  // Early: the blob store, hooks and the permission gate count into it.
+  await app.register(metricsPlugin)
+  await app.register(telemetryPlugin)
   await app.register(swaggerPlugin)
   await app.register(storesPlugin, { stores: options.stores })
   await app.register(blobStorePlugin)
@@ -88,7 +92,6 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   // Before auth: a page's request is refused whatever key it carries (docs/security.md).
   await app.register(originGuardPlugin)
   await app.register(authPlugin)
-  await app.register(metricsPlugin)
   await app.register(mcpEndpointPlugin)
 
   await app.register(healthRoutes)

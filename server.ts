@@ -1,12 +1,28 @@
+import { NodeSDK } from '@opentelemetry/sdk-node'
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
 import { loadConfig } from './src/config/load-config.js'
 import { SettingsError } from './src/config/settings-schema.js'
 import { ConfigError } from './src/errors/config-error.js'
 import { McpSettingsError } from './src/mcp/client/mcp-settings-schema.js'
+import { tracesRequested } from './src/telemetry/traces-requested.js'
+import { setTracingEnabled } from './src/telemetry/tracing-switch.js'
+
+/**
+ * The OpenTelemetry SDK, configured by the standard OTEL_* variables (exporter, endpoint, service
+ * name, sampler, propagators), when they ask for traces; undefined otherwise (docs/operations.md).
+ */
+function startTracing(): NodeSDK | undefined {
+  if (!tracesRequested(process.env)) return undefined
+  const sdk = new NodeSDK({ serviceName: process.env.OTEL_SERVICE_NAME?.trim() || 'toolexec' })
+  sdk.start()
+  setTracingEnabled(true)
+  return sdk
+}
 
 /** The only file that listens: config from the environment, the app, and a graceful shutdown. */
 async function main(): Promise<void> {
+  const tracing = startTracing()
   let config: ReturnType<typeof loadConfig>
   let app: Awaited<ReturnType<typeof buildApp>>
   try {
@@ -25,6 +41,8 @@ async function main(): Promise<void> {
     if (err) app.log.error({ err }, 'closing after an uncaught error')
     else app.log.info({ signal }, 'shutting down')
     await app.close()
+    // Spans still buffered leave before the process does.
+    await tracing?.shutdown()
   })
   await app.listen({ host: config.host, port: config.port })
 }

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import type { BlobStore } from '../src/results/blob-store.js'
 import { createFileBlobStore } from '../src/results/file-blob-store.js'
 
 declare module 'fastify' {
@@ -17,8 +18,31 @@ export const blobStorePlugin = fp(
       onSweepError: (error) => app.log.error({ err: error }, 'sweeping blobs failed'),
     })
     blobStore.startSweeper(sweepIntervalMs)
-    app.decorate('blobStore', blobStore)
+    app.decorate(
+      'blobStore',
+      countBlobBytes(blobStore, (bytes) => app.metrics.blobWritten(bytes)),
+    )
     app.addHook('onClose', async () => blobStore.close())
   },
-  { name: 'blob-store', dependencies: ['config'] },
+  { name: 'blob-store', dependencies: ['config', 'metrics'] },
 )
+
+/** The same store, telling `onWritten` the size of every blob it writes (toolexec_blob_bytes_total). */
+function countBlobBytes<Store extends BlobStore>(store: Store, onWritten: (bytes: number) => void): Store {
+  return {
+    ...store,
+    write: async (tenant, blobId, content) => {
+      const blob = await store.write(tenant, blobId, content)
+      onWritten(blob.size)
+      return blob
+    },
+    openWriteStream: async (tenant, blobId) => {
+      const opened = await store.openWriteStream(tenant, blobId)
+      const finished = opened.finished.then((blob) => {
+        onWritten(blob.size)
+        return blob
+      })
+      return { ...opened, finished }
+    },
+  }
+}

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import type { PermissionGate, PermissionRequest } from '../src/executor/permission-gate.js'
 import { createRunExecutor } from '../src/executor/run-executor.js'
 import type { RunExecutor, RunExecutorOptions } from '../src/executor/run-executor-types.js'
 import { createHookRunner } from '../src/hooks/create-hook-runner.js'
@@ -29,8 +30,16 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
       sessions: app.sessions,
       toolsFor: (context) => app.toolPool.toolsFor(context),
       createExecutor: options.createExecutor ?? createRunExecutor,
-      permissionGateFor: ({ prompter, timeoutMs }) => createPermissionGate({ prompter, timeoutMs: timeoutMs ?? 0 }),
-      hooks: createHookRunner(app.settings.hooks, { logger: app.log }),
+      permissionGateFor: ({ prompter, timeoutMs }) =>
+        reportDenials(createPermissionGate({ prompter, timeoutMs: timeoutMs ?? 0 }), (request, reason) => {
+          const { runId, toolUseId } = request.context
+          app.log.info({ runId, toolUseId, tool: request.tool.name, reason }, 'permission denied')
+          app.metrics.denied(request.tool.name)
+        }),
+      hooks: createHookRunner(app.settings.hooks, {
+        logger: app.log,
+        onFailure: (event) => app.metrics.hookFailed(event),
+      }),
       limits: {
         maxToolUseConcurrency: config.maxToolUseConcurrency,
         maxResultChars: config.maxResultChars,
@@ -45,5 +54,19 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
       await runManager.shutdown(config.shutdownGraceMs)
     })
   },
-  { name: 'run-manager', dependencies: ['config', 'settings', 'stores', 'sessions', 'tool-pool'] },
+  { name: 'run-manager', dependencies: ['config', 'settings', 'stores', 'sessions', 'tool-pool', 'metrics'] },
 )
+
+/** The same gate, telling `onDeny` of every denial and its reason (the text the model gets). */
+function reportDenials(
+  gate: PermissionGate,
+  onDeny: (request: PermissionRequest, reason: string) => void,
+): PermissionGate {
+  return {
+    decide: async (request) => {
+      const decision = await gate.decide(request)
+      if (decision.behavior === 'deny') onDeny(request, decision.message)
+      return decision
+    },
+  }
+}

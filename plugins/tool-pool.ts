@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { rulesWithoutTool } from '../src/permissions/rules-without-tool.js'
 import { assembleToolPool } from '../src/registry/assemble-tool-pool.js'
 import { getAllBaseTools } from '../src/registry/get-all-base-tools.js'
 import { createToolPool } from '../src/registry/tool-pool.js'
@@ -40,6 +41,13 @@ export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
     const isKnownTool = (name: string) =>
       [baseTools, app.mcpServers.tools(), extraTools].some((tools) => findToolByName(tools, name) !== undefined)
     app.decorate('toolPool', { ...toolPool, isKnownTool })
+    const mcpServers = Object.keys(app.settings.mcpServers ?? {})
+    for (const rule of rulesWithoutTool(
+      app.settings.permissions,
+      [...baseTools, ...app.mcpServers.tools(), ...extraTools],
+      mcpServers,
+    ))
+      app.log.warn({ rule }, `permission rule "${rule}" names no tool this service has; it never matches`)
   },
-  { name: 'tool-pool', dependencies: ['config', 'sandbox', 'mcp-servers'] },
+  { name: 'tool-pool', dependencies: ['config', 'settings', 'sandbox', 'mcp-servers'] },
 )

@@ -1,5 +1,7 @@
 import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
+import { startCallSpan } from '../telemetry/call-span.js'
+import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
 import { BASH_TOOL_NAME } from '../tools/bash/bash-limits.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
 import { admitCall } from './admit-call.js'
@@ -40,6 +42,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   let announced = 0
   let kickScheduled = false
 
+  const runSpan = startRunSpan(runId)
   const yielder = createResultYielder({
     runId,
     calls,
@@ -139,8 +142,9 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       call.timer.unref?.()
     }
     let outcome: CallOutcome | undefined
+    const span = startCallSpan(runSpan.context, tool.name, call.block.id)
     try {
-      const pipeline = runCallPipeline({
+      const pipeline = span.run(runCallPipeline, {
         tool,
         block: call.block,
         parsedInput: call.parsedInput!,
@@ -164,6 +168,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     } catch (fault) {
       outcome = { content: pipelineFaultMessage(tool.name, String(fault)), isError: true }
     }
+    span.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
     if (call.abortReason !== undefined) stop(call, call.abortReason)
     else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true })
     schedule()
@@ -247,7 +252,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       stopAll({ kind: 'cancel' }, mode === 'interrupt' ? onlyCancellable : undefined)
     },
     results: () => yielder.results(),
-    finished: yielder.finished,
+    finished: runSpan.context === undefined ? yielder.finished : endingRunSpan(yielder.finished, runSpan),
     get executingCount() {
       return executing.count
     },

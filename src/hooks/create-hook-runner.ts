@@ -12,6 +12,8 @@ import { runHttpHook } from './run-http-hook.js'
 export type HookRunnerOptions = {
   /** Hook failures are logged here, never thrown. */
   logger?: Logger
+  /** Told of each failed hook run (the `toolexec_hook_failures_total` counter). */
+  onFailure?: (event: HookEventName) => void
   /** For hooks without their own `timeout` (seconds in settings); default 60,000 ms. */
   defaultTimeoutMs?: number
   /** Environment of command hooks and of HTTP header interpolation; default `process.env`. */
@@ -91,6 +93,7 @@ export function createHookRunner(config: HooksConfig | undefined, options: HookR
         error: result.error,
       }
       options.logger?.warn(details, 'hook failed (non-blocking); the call continues')
+      options.onFailure?.(event)
       return []
     })
   }

@@ -1,3 +1,4 @@
+import { traceHeaders } from '../telemetry/trace-headers.js'
 import { type HookVerdict, parseHookOutput, verdictFromOutput } from './hook-output.js'
 import type { HookRun, HookRunOptions } from './hook-run.js'
 import type { HttpHook } from './hooks-config-schema.js'
@@ -28,7 +29,8 @@ export async function runHttpHook(hook: HttpHook, options: HookRunOptions): Prom
   try {
     const response = await fetch(hook.url, {
       method: 'POST',
-      headers: { ...interpolateHeaders(hook, options.env), 'content-type': 'application/json' },
+      // The call's W3C trace headers first, so an operator's own header of that name wins.
+      headers: { ...traceHeaders(), ...interpolateHeaders(hook, options.env), 'content-type': 'application/json' },
       body: options.payload,
       signal: AbortSignal.any([timeout, options.signal]),
       redirect: 'error',

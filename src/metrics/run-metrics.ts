@@ -5,7 +5,9 @@ export type SubscriberTransport = 'websocket' | 'sse' | 'stream'
 
 /**
  * Prometheus metrics derived from the run event stream, in a registry of their own (several
- * apps may live in one process, as in the tests).
+ * apps may live in one process, as in the tests). Node's process metrics keep their standard
+ * names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`…) so stock dashboards work;
+ * toolexec's own carry the `toolexec_` prefix (docs/adr/0136-prometheus-metric-names.md).
  */
 export type RunMetricsOptions = {
   /**
@@ -18,7 +20,7 @@ export type RunMetricsOptions = {
 export function createRunMetrics(options: RunMetricsOptions = {}) {
   const isKnownTool = options.isKnownTool ?? (() => true)
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'toolexec_' })
+  collectDefaultMetrics({ register: registry })
   const registers = [registry]
   const runs = new Counter({
     name: 'toolexec_runs_total',
@@ -35,7 +37,7 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
   })
   const duration = new Histogram({
     name: 'toolexec_tool_call_duration_seconds',
-    help: 'Tool call duration from start to completion',
+    help: 'Tool call duration from start to completion, less the time spent waiting for an approval',
     labelNames: ['tool'],
     buckets: [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 120, 600],
     registers,
@@ -48,8 +50,34 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
     labelNames: ['transport'],
     registers,
   })
+  const asks = new Counter({
+    name: 'toolexec_permission_asks_total',
+    help: 'Permission asks sent to approvers',
+    registers,
+  })
+  const denials = new Counter({
+    name: 'toolexec_permission_denials_total',
+    help: 'Calls denied by the permission gate (rules, mode, hooks or an approver)',
+    labelNames: ['tool'],
+    registers,
+  })
+  const hookFailures = new Counter({
+    name: 'toolexec_hook_failures_total',
+    help: 'Hook runs that failed (non-blocking: the call continued)',
+    labelNames: ['event'],
+    registers,
+  })
+  const blobBytes = new Counter({
+    name: 'toolexec_blob_bytes_total',
+    help: 'Bytes written to result blobs',
+    registers,
+  })
   /** Tool names by `run_id/tool_use_id`, from `tool.queued` until `tool.completed`. */
   const names = new Map<string, string>()
+  /** Open asks by `run_id/request_id`: the call they hold and when they were sent. */
+  const openAsks = new Map<string, { call: string; since: number }>()
+  /** Milliseconds each call spent waiting for approvers, by `run_id/tool_use_id`. */
+  const waited = new Map<string, number>()
 
   function observe(event: RunEvent): void {
     const key = 'tool_use_id' in event ? `${event.run_id}/${event.tool_use_id}` : ''
@@ -71,10 +99,24 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
         break
       case 'tool.completed': {
         const tool = names.get(key) ?? 'unknown'
+        const waitedMs = waited.get(key) ?? 0
         names.delete(key)
+        waited.delete(key)
         executing.dec()
         calls.inc({ tool, outcome: event.is_error ? 'error' : 'success' })
-        duration.observe({ tool }, event.duration_ms / 1000)
+        duration.observe({ tool }, Math.max(0, event.duration_ms - waitedMs) / 1000)
+        break
+      }
+      case 'permission.requested':
+        asks.inc()
+        openAsks.set(`${event.run_id}/${event.request_id}`, { call: key, since: Date.parse(event.ts) })
+        break
+      case 'permission.resolved': {
+        const askKey = `${event.run_id}/${event.request_id}`
+        const ask = openAsks.get(askKey)
+        if (!ask) break
+        openAsks.delete(askKey)
+        waited.set(ask.call, (waited.get(ask.call) ?? 0) + Math.max(0, Date.parse(event.ts) - ask.since))
         break
       }
     }
@@ -83,6 +125,9 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
   return {
     registry,
     observe,
+    denied: (tool: string) => denials.inc({ tool: isKnownTool(tool) ? tool : 'unknown' }),
+    hookFailed: (event: string) => hookFailures.inc({ event }),
+    blobWritten: (bytes: number) => blobBytes.inc(bytes),
     subscriberOpened: (transport: SubscriberTransport) => subscribers.inc({ transport }),
     subscriberClosed: (transport: SubscriberTransport) => subscribers.dec({ transport }),
   }

@@ -1,7 +1,8 @@
-// Pins the entry point: `npm start` serves on the embedded defaults (in-memory state, local blob
-// directory), and a bad environment value stops the start with a message naming the variable.
+// Pins the entry point: `npm start` builds and serves compiled JavaScript on the embedded defaults
+// (in-memory state, local blob directory), a SIGTERM sent to npm alone reaches the server and shuts
+// it down gracefully, and a bad environment value stops the start with a message naming the variable.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -29,7 +30,7 @@ function cleanEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function run(command: string, args: string[], extra: Record<string, string>) {
-  // Own process group: npm and tsx sit between us and the server, and the signal must reach it.
+  // Own process group, so a failed test can still stop whatever npm started.
   const child = spawn(command, args, {
     cwd: root,
     env: cleanEnvironment(extra),
@@ -44,7 +45,7 @@ function run(command: string, args: string[], extra: Record<string, string>) {
   child.stderr.on('data', (chunk) => {
     stderr += chunk
   })
-  // 'close', not 'exit': npm and tsx may exit before the server they started has written its last
+  // 'close', not 'exit': npm may exit before the server they started has written its last
   // lines; the pipes close only once every process holding them is gone.
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
   return { child, exited, output: () => ({ stdout, stderr }) }
@@ -59,8 +60,29 @@ function stop(child: ChildProcess) {
   }
 }
 
+/** The command line of a process (Linux /proc), or '' once it is gone. */
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')
+  } catch {
+    return ''
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 describe('server.ts', () => {
-  it('serves with `npm start` on the embedded defaults', async () => {
+  // The first `npm start` in a fresh checkout compiles everything (prestart): allow for it.
+  it('serves with `npm start` from compiled JavaScript and stops on a SIGTERM sent to npm', {
+    timeout: 180_000,
+  }, async () => {
     // PORT=0 only so the test never collides with a real server on 8080; everything else is default.
     const server = run('npm', ['start', '--silent'], { PORT: '0' })
     onTestFinished(() => stop(server.child))
@@ -80,9 +102,14 @@ describe('server.ts', () => {
     expect(((await response.json()) as { results: unknown[] }).results).toEqual([
       { type: 'tool_result', tool_use_id: 'a', content: 'hi' },
     ])
-    stop(server.child)
+    const serverPid = (JSON.parse(server.output().stdout.split('\n')[0]!) as { pid: number }).pid
+    expect(serverPid).not.toBe(server.child.pid)
+    expect(commandOf(serverPid)).toContain('dist/server.js')
+    // To npm only, as a process manager would: npm forwards it, and `exec` leaves no shell between.
+    process.kill(server.child.pid!, 'SIGTERM')
     await server.exited
-    expect(server.output().stdout).toContain('shutting down')
+    expect(server.output().stdout).toContain('"signal":"SIGTERM","msg":"shutting down"')
+    expect(isAlive(serverPid)).toBe(false)
   })
 
   it.each([

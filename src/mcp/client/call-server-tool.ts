@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import { traceHeaders } from '../../telemetry/trace-headers.js'
 import type { McpCallOptions } from './create-mcp-tool.js'
 import { type CallTimeouts, serverFacingSignal } from './mcp-errors.js'
 
@@ -15,7 +16,10 @@ export async function callServerTool(
   timeouts: CallTimeouts,
 ): Promise<CallToolResult> {
   const { onProgress } = options
-  const result = await client.callTool({ name: toolName, arguments: input }, CallToolResultSchema, {
+  // The call's W3C trace context travels in `params._meta` (MCP's place for request metadata).
+  const trace = traceHeaders()
+  const params = { name: toolName, arguments: input, ...(trace.traceparent ? { _meta: trace } : {}) }
+  const result = await client.callTool(params, CallToolResultSchema, {
     signal: serverFacingSignal(options.signal),
     onprogress: ({ progress, total, message }) =>
       onProgress?.({ progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) }),

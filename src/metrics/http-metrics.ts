@@ -1,0 +1,31 @@
+import { Counter, Histogram, type Registry } from 'prom-client'
+
+/**
+ * HTTP request metrics by method, route and status, under the names most dashboards expect.
+ * `route` is the route's pattern (`/v1/runs/:id`), never the raw URL: a client cannot create
+ * series by inventing paths (unmatched requests share one label).
+ */
+export function createHttpMetrics(registry: Registry) {
+  const registers = [registry]
+  const labelNames = ['method', 'route', 'status_code'] as const
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route pattern and status code',
+    labelNames,
+    registers,
+  })
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration until the response was sent, by method, route pattern and status code',
+    labelNames,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
+    registers,
+  })
+  return {
+    observe(method: string, route: string | undefined, statusCode: number, seconds: number): void {
+      const labels = { method, route: route ?? 'unmatched', status_code: statusCode }
+      requests.inc(labels)
+      duration.observe(labels, seconds)
+    },
+  }
+}
