@@ -17,6 +17,7 @@ export const runsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/v1/runs', {
     schema: {
       tags: ['runs'],
+      operationId: 'createRun',
       summary: 'Execute a batch of tool_use blocks',
       headers: IdempotencyHeadersSchema,
       body: CreateRunBodySchema,
@@ -47,6 +48,7 @@ export const runsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/runs/:run_id', {
     schema: {
       tags: ['runs'],
+      operationId: 'getRun',
       summary: 'Status and results so far',
       params: RunParamsSchema,
       response: { 200: jsonResponse('The run', RunSchema), ...problemResponses(401, 404) },

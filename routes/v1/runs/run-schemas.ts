@@ -16,7 +16,9 @@ export const CreateRunBodySchema = z
     wait: z.boolean().default(true).describe('Answer when the run is over (200) or at once (202)'),
     ...RunOptionsShape,
   })
-  .meta({ id: 'CreateRunRequest', description: 'Send exactly one of `tool_uses` or `message`' })
+  // No component id: openapi-typescript keeps a defaulted field optional only inline in a request
+  // body, so `wait` stays optional for clients generated with its default options (docs/adr/0131-one-component-per-schema.md).
+  .meta({ description: 'Send exactly one of `tool_uses` or `message`' })
 
 export const IdempotencyHeadersSchema = z.object({
   'idempotency-key': z.string().min(1).max(255).optional().describe('Retry-safe key: same key and body, same run'),
