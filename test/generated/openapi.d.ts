@@ -94,7 +94,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Execute a batch of tool_use blocks */
+        /**
+         * Execute a batch of tool_use blocks
+         * @description A retry with the same Idempotency-Key and body answers with the earlier run and the header `Idempotent-Replayed: true`.
+         */
         post: operations["createRun"];
         delete?: never;
         options?: never;
@@ -302,6 +305,15 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description An open permission ask; answer it with POST /v1/runs/{run_id}/permissions/{request_id} */
+        PermissionRequest: {
+            /** @description The input the call would run with */
+            input: unknown;
+            message: string;
+            request_id: string;
+            tool: string;
+            tool_use_id: string;
+        };
         /** @description RFC 9457 problem details */
         Problem: {
             /**
@@ -320,6 +332,10 @@ export interface components {
             created_at: string;
             events_url: string;
             finished_at?: string;
+            /** @description Once the run is over: the same message as the wait: true response */
+            message?: components["schemas"]["UserMessage"];
+            /** @description Asks waiting for an answer (the permission.requested events not yet resolved) */
+            permission_requests: components["schemas"]["PermissionRequest"][];
             /** @description Results so far, in block order */
             results: components["schemas"]["ToolResultBlock"][];
             run_id: string;
@@ -415,11 +431,7 @@ export interface components {
         };
         RunResult: {
             blobs: components["schemas"]["BlobReference"][];
-            message: {
-                content: components["schemas"]["ToolResultBlock"][];
-                /** @constant */
-                role: "user";
-            };
+            message: components["schemas"]["UserMessage"];
             /** @description One per tool_use block, in block order */
             results: components["schemas"]["ToolResultBlock"][];
             run_id: string;
@@ -495,6 +507,12 @@ export interface components {
             name: string;
             /** @constant */
             type: "tool_use";
+        };
+        /** @description The user message to append to the conversation, as it is */
+        UserMessage: {
+            content: components["schemas"]["ToolResultBlock"][];
+            /** @constant */
+            role: "user";
         };
     };
     responses: never;

@@ -28,13 +28,30 @@ const BlobReferenceSchema = z
   .object({ tool_use_id: z.string(), blob_id: z.string(), url: z.string(), size: z.number().int() })
   .meta({ id: 'BlobReference' })
 
+const UserMessageSchema = z
+  .object({ role: z.literal('user'), content: z.array(ToolResultBlockSchema) })
+  .meta({ id: 'UserMessage', description: 'The user message to append to the conversation, as it is' })
+
+const PermissionRequestSchema = z
+  .object({
+    request_id: z.string(),
+    tool_use_id: z.string(),
+    tool: z.string(),
+    input: z.unknown().describe('The input the call would run with'),
+    message: z.string(),
+  })
+  .meta({
+    id: 'PermissionRequest',
+    description: 'An open permission ask; answer it with POST /v1/runs/{run_id}/permissions/{request_id}',
+  })
+
 export const RunResultSchema = z
   .object({
     run_id: z.string(),
     status: RunStatusSchema,
     session_id: z.string(),
     results: z.array(ToolResultBlockSchema).describe('One per tool_use block, in block order'),
-    message: z.object({ role: z.literal('user'), content: z.array(ToolResultBlockSchema) }),
+    message: UserMessageSchema,
     blobs: z.array(BlobReferenceSchema),
   })
   .meta({ id: 'RunResult' })
@@ -50,6 +67,10 @@ export const RunSchema = z
     session_id: z.string(),
     tool_use_ids: z.array(z.string()),
     results: z.array(ToolResultBlockSchema).describe('Results so far, in block order'),
+    message: UserMessageSchema.optional().describe('Once the run is over: the same message as the wait: true response'),
+    permission_requests: z
+      .array(PermissionRequestSchema)
+      .describe('Asks waiting for an answer (the permission.requested events not yet resolved)'),
     blobs: z.array(BlobReferenceSchema),
     created_at: z.string(),
     finished_at: z.string().optional(),
