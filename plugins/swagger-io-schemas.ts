@@ -47,8 +47,11 @@ export function mergeIoSchemas<T extends Document>(document: T): T {
 function referenced(paths: unknown, schemas: Record<string, unknown>): Set<string> {
   const found = new Set<string>()
   const visit = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(visit)
     if (value === null || typeof value !== 'object') return
+    if (Array.isArray(value)) {
+      for (const child of value) visit(child)
+      return
+    }
     for (const [key, child] of Object.entries(value)) {
       if (key === '$ref' && typeof child === 'string' && child.startsWith(PREFIX)) {
         const name = child.slice(PREFIX.length)
