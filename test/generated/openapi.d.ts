@@ -322,6 +322,14 @@ export interface components {
              */
             code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "internal_error";
             detail: string;
+            /** @description invalid_request from schema validation: one entry per problem */
+            errors?: {
+                /** @enum {string} */
+                location: "body" | "querystring" | "params" | "headers";
+                message: string;
+                /** @description JSON pointer into that part of the request; empty for the whole part */
+                pointer: string;
+            }[];
             status: number;
             title: string;
             /** @description urn:toolexec:error:<code> */

@@ -23,8 +23,8 @@ const ContentBlockSchema = z
   .superRefine((block, context) => {
     if (block.type !== 'tool_use') return
     const parsed = ToolUseBlockSchema.safeParse(block)
-    for (const issue of parsed.error?.issues ?? [])
-      context.addIssue({ code: 'custom', message: issue.message, path: issue.path })
+    // Passed on as they are, so a missing field reads as one (src/errors/request-issues.ts).
+    for (const issue of parsed.error?.issues ?? []) context.addIssue({ ...issue })
   })
   .meta({ id: 'AssistantContentBlock', additionalProperties: undefined })
 
