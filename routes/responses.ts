@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ERROR_CODES, type ErrorCode } from '../src/errors/error-catalogue.js'
 import { PROBLEM_CONTENT_TYPE } from '../src/errors/problem.js'
+import { PROBLEM_EXAMPLES } from './openapi-examples.js'
 
 const ProblemSchema = z
   .object({
@@ -20,7 +21,7 @@ const ProblemSchema = z
       .optional()
       .describe('invalid_request from schema validation: one entry per problem'),
   })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details' })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details', examples: PROBLEM_EXAMPLES })
 
 const problem = (description: string) => ({
   description,

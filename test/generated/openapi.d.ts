@@ -268,6 +268,17 @@ export interface components {
             /** @enum {string} */
             status: "running" | "completed" | "cancelled";
         };
+        /**
+         * @example {
+         *       "cwd": "projects/api",
+         *       "permission_mode": "acceptEdits",
+         *       "permissions": {
+         *         "deny": [
+         *           "Bash(git push:*)"
+         *         ]
+         *       }
+         *     }
+         */
         CreateSessionRequest: {
             additional_directories?: string[];
             /** @description Working directory, relative to the tenant's workspace */
@@ -295,6 +306,15 @@ export interface components {
             /** @enum {string} */
             type: "stdio" | "http";
         };
+        /**
+         * @example {
+         *       "decision": "allow"
+         *     }
+         * @example {
+         *       "decision": "deny",
+         *       "message": "Not on a Friday"
+         *     }
+         */
         PermissionAnswer: {
             /** @enum {string} */
             decision: "allow" | "deny";
@@ -314,7 +334,23 @@ export interface components {
             tool: string;
             tool_use_id: string;
         };
-        /** @description RFC 9457 problem details */
+        /**
+         * @description RFC 9457 problem details
+         * @example {
+         *       "code": "invalid_request",
+         *       "detail": "body.tool_uses.0.input: `input` is required (the tool input goes in `input`, not `arguments`)",
+         *       "errors": [
+         *         {
+         *           "location": "body",
+         *           "message": "`input` is required (the tool input goes in `input`, not `arguments`)",
+         *           "pointer": "/tool_uses/0/input"
+         *         }
+         *       ],
+         *       "status": 400,
+         *       "title": "Invalid request",
+         *       "type": "urn:toolexec:error:invalid_request"
+         *     }
+         */
         Problem: {
             /**
              * @description Stable error code; see docs/api.md
@@ -335,6 +371,31 @@ export interface components {
             /** @description urn:toolexec:error:<code> */
             type: string;
         };
+        /**
+         * @example {
+         *       "blobs": [],
+         *       "created_at": "2026-01-05T09:30:00.000Z",
+         *       "events_url": "/v1/runs/run_6f1c2a4e-0d8b-4a51-9a2e-1c3f5b7d9e01/events",
+         *       "permission_requests": [
+         *         {
+         *           "input": {
+         *             "command": "echo hello"
+         *           },
+         *           "message": "Bash needs approval",
+         *           "request_id": "perm_01",
+         *           "tool": "Bash",
+         *           "tool_use_id": "toolu_01"
+         *         }
+         *       ],
+         *       "results": [],
+         *       "run_id": "run_6f1c2a4e-0d8b-4a51-9a2e-1c3f5b7d9e01",
+         *       "session_id": "ses_2b7d0c1e-5a94-4f3b-8c6d-7e9f0a1b2c3d",
+         *       "status": "running",
+         *       "tool_use_ids": [
+         *         "toolu_01"
+         *       ]
+         *     }
+         */
         Run: {
             blobs: components["schemas"]["BlobReference"][];
             created_at: string;
@@ -352,6 +413,13 @@ export interface components {
             status: "running" | "completed" | "cancelled";
             tool_use_ids: string[];
         };
+        /**
+         * @example {
+         *       "events_url": "/v1/runs/run_6f1c2a4e-0d8b-4a51-9a2e-1c3f5b7d9e01/events",
+         *       "run_id": "run_6f1c2a4e-0d8b-4a51-9a2e-1c3f5b7d9e01",
+         *       "status": "running"
+         *     }
+         */
         RunAccepted: {
             events_url: string;
             run_id: string;
@@ -437,6 +505,31 @@ export interface components {
             /** @constant */
             type: "run.completed";
         };
+        /**
+         * @example {
+         *       "blobs": [],
+         *       "message": {
+         *         "content": [
+         *           {
+         *             "content": "hello",
+         *             "tool_use_id": "toolu_01",
+         *             "type": "tool_result"
+         *           }
+         *         ],
+         *         "role": "user"
+         *       },
+         *       "results": [
+         *         {
+         *           "content": "hello",
+         *           "tool_use_id": "toolu_01",
+         *           "type": "tool_result"
+         *         }
+         *       ],
+         *       "run_id": "run_6f1c2a4e-0d8b-4a51-9a2e-1c3f5b7d9e01",
+         *       "session_id": "ses_2b7d0c1e-5a94-4f3b-8c6d-7e9f0a1b2c3d",
+         *       "status": "completed"
+         *     }
+         */
         RunResult: {
             blobs: components["schemas"]["BlobReference"][];
             message: components["schemas"]["UserMessage"];
@@ -849,6 +942,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "mode": "interrupt"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description interrupt: running calls that block finish (default cancel)

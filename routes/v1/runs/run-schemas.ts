@@ -1,6 +1,14 @@
 import { z } from 'zod'
 import { RunStatusSchema } from '../../../src/events/run-event.js'
 import { RunRequestOptionsShape } from '../../../src/runs/run-request-options.js'
+import {
+  CANCEL_RUN_EXAMPLES,
+  CREATE_RUN_EXAMPLES,
+  PERMISSION_ANSWER_EXAMPLES,
+  RUN_ACCEPTED_EXAMPLES,
+  RUN_EXAMPLES,
+  RUN_RESULT_EXAMPLES,
+} from '../../openapi-examples.js'
 import { AssistantMessageSchema, ToolResultBlockSchema, ToolUseBlockSchema } from './content-schemas.js'
 
 /** Options shared by POST /v1/runs and the `run.start` frame of /v1/stream. */
@@ -18,7 +26,7 @@ export const CreateRunBodySchema = z
   })
   // No component id: openapi-typescript keeps a defaulted field optional only inline in a request
   // body, so `wait` stays optional for clients generated with its default options (docs/adr/0131-one-component-per-schema.md).
-  .meta({ description: 'Send exactly one of `tool_uses` or `message`' })
+  .meta({ description: 'Send exactly one of `tool_uses` or `message`', examples: CREATE_RUN_EXAMPLES })
 
 export const IdempotencyHeadersSchema = z.object({
   'idempotency-key': z.string().min(1).max(255).optional().describe('Retry-safe key: same key and body, same run'),
@@ -54,11 +62,11 @@ export const RunResultSchema = z
     message: UserMessageSchema,
     blobs: z.array(BlobReferenceSchema),
   })
-  .meta({ id: 'RunResult' })
+  .meta({ id: 'RunResult', examples: RUN_RESULT_EXAMPLES })
 
 export const RunAcceptedSchema = z
   .object({ run_id: z.string(), status: RunStatusSchema, events_url: z.string() })
-  .meta({ id: 'RunAccepted' })
+  .meta({ id: 'RunAccepted', examples: RUN_ACCEPTED_EXAMPLES })
 
 export const RunSchema = z
   .object({
@@ -76,7 +84,7 @@ export const RunSchema = z
     finished_at: z.string().optional(),
     events_url: z.string(),
   })
-  .meta({ id: 'Run' })
+  .meta({ id: 'Run', examples: RUN_EXAMPLES })
 
 export const RunParamsSchema = z.object({ run_id: z.string().min(1) })
 
@@ -89,6 +97,7 @@ export const CancelRunBodySchema = z
       .describe('interrupt: running calls that block finish (default cancel)'),
   })
   .nullish()
+  .meta({ examples: CANCEL_RUN_EXAMPLES })
 
 export const CancelRunResponseSchema = z
   .object({ run_id: z.string(), status: RunStatusSchema, cancel_requested: z.boolean() })
@@ -100,4 +109,4 @@ export const PermissionAnswerBodySchema = z
     updated_input: z.record(z.string(), z.unknown()).optional().describe('allow only: the input to run instead'),
     message: z.string().optional().describe('deny only: becomes the result text'),
   })
-  .meta({ id: 'PermissionAnswer' })
+  .meta({ id: 'PermissionAnswer', examples: PERMISSION_ANSWER_EXAMPLES })
