@@ -57,10 +57,14 @@ describe('OpenAPI examples', () => {
     /** An async run with one open ask, for the routes that need a run (or an ask) to exist. */
     async function openAsk() {
       const tool_uses = [{ type: 'tool_use', id: 'a', name: 'Ask', input: { name: 'x' } }]
-      const { run_id } = await (await call('POST', '/v1/runs', { wait: false, tool_uses })).json()
+      const { run_id } = (await (await call('POST', '/v1/runs', { wait: false, tool_uses })).json()) as {
+        run_id: string
+      }
       for (;;) {
-        const run = await (await call('GET', `/v1/runs/${run_id}`)).json()
-        if (run.permission_requests.length > 0) return { run_id, request_id: run.permission_requests[0].request_id }
+        const run = (await (await call('GET', `/v1/runs/${run_id}`)).json()) as {
+          permission_requests: { request_id: string }[]
+        }
+        if (run.permission_requests.length > 0) return { run_id, request_id: run.permission_requests[0]!.request_id }
         await sleep(10)
       }
     }
