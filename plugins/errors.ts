@@ -1,15 +1,16 @@
-import type { FastifyError, FastifyReply } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
 import { ApiError, isApiError } from '../src/errors/api-error.js'
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../src/errors/problem.js'
+import { describeIssues, requestIssues, type ValidationFailure } from '../src/errors/request-issues.js'
 
 /** Every error leaves as application/problem+json with a catalogue code; nothing else escapes. */
 export const errorsPlugin = fp(
   async (app) => {
     const { maxBodyBytes } = app.config
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      const apiError = toApiError(error, maxBodyBytes)
+      const apiError = toApiError(error, maxBodyBytes, request)
       if (apiError.status >= 500) request.log.error({ err: error }, 'request failed')
       else request.log.info({ code: apiError.code }, apiError.message)
       return sendProblem(reply, apiError)
@@ -30,15 +31,13 @@ function sendProblem(reply: FastifyReply, error: ApiError) {
     .send(JSON.stringify(toProblem(error)))
 }
 
-function toApiError(error: FastifyError, maxBodyBytes: number): ApiError {
+function toApiError(error: FastifyError, maxBodyBytes: number, request: FastifyRequest): ApiError {
   if (isApiError(error)) return error
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'request'
-    const issues = error.validation.map((issue) => {
-      const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.')
-      return `${where}${path === '' ? '' : `.${path}`}: ${issue.message}`
-    })
-    return new ApiError('invalid_request', issues.join('; '))
+    const data = (request as unknown as Record<string, unknown>)[where]
+    const issues = requestIssues(where, error.validation as ValidationFailure[], data)
+    return new ApiError('invalid_request', describeIssues(issues), issues)
   }
   if (isResponseSerializationError(error))
     return new ApiError('internal_error', 'The response did not match its schema')

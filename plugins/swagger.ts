@@ -2,7 +2,9 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
+import type { OpenAPIV3_1 } from 'openapi-types'
 import { SERVICE_INFO } from '../src/config/service-info.js'
+import { mergeIoSchemas } from './swagger-io-schemas.js'
 
 /** OpenAPI 3.1 generated from the route schemas, at /openapi.json, with Swagger UI at /docs. */
 export const swaggerPlugin = fp(
@@ -27,7 +29,7 @@ export const swaggerPlugin = fp(
         ],
       },
       transform: jsonSchemaTransform,
-      transformObject: jsonSchemaTransformObject,
+      transformObject: (document) => mergeIoSchemas(jsonSchemaTransformObject(document) as OpenAPIV3_1.Document),
     })
     await app.register(swaggerUi, { routePrefix: '/docs' })
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

@@ -13,6 +13,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/healthz', {
     schema: {
       tags: ['operations'],
+      operationId: 'getHealth',
       summary: 'Liveness',
       security: [],
       response: { 200: jsonResponse('Alive', StatusSchema) },
@@ -23,6 +24,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/readyz', {
     schema: {
       tags: ['operations'],
+      operationId: 'getReadiness',
       summary: 'Readiness: 503 while shutting down',
       security: [],
       response: {

@@ -6,6 +6,7 @@ export const metricsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/metrics', {
     schema: {
       tags: ['operations'],
+      operationId: 'getMetrics',
       summary: 'Prometheus metrics',
       security: [],
       response: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: z.string() } } } },

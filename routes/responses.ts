@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ERROR_CODES, type ErrorCode } from '../src/errors/error-catalogue.js'
 import { PROBLEM_CONTENT_TYPE } from '../src/errors/problem.js'
+import { PROBLEM_EXAMPLES } from './openapi-examples.js'
 
 const ProblemSchema = z
   .object({
@@ -9,8 +10,18 @@ const ProblemSchema = z
     status: z.number().int(),
     detail: z.string(),
     code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]).describe('Stable error code; see docs/api.md'),
+    errors: z
+      .array(
+        z.object({
+          location: z.enum(['body', 'querystring', 'params', 'headers']),
+          pointer: z.string().describe('JSON pointer into that part of the request; empty for the whole part'),
+          message: z.string(),
+        }),
+      )
+      .optional()
+      .describe('invalid_request from schema validation: one entry per problem'),
   })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details' })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details', examples: PROBLEM_EXAMPLES })
 
 const problem = (description: string) => ({
   description,

@@ -9,6 +9,7 @@ export const blobsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/blobs/:blob_id', {
     schema: {
       tags: ['tools'],
+      operationId: 'getBlob',
       summary: 'Download a stored result',
       params: z.object({ blob_id: z.string().min(1).max(256) }),
       response: {

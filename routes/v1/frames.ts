@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { ApiError } from '../../src/errors/api-error.js'
+import { describeIssues, requestIssues } from '../../src/errors/request-issues.js'
 import { exceedsJsonDepth, jsonDepthMessage } from '../../src/messages/json-nesting-depth.js'
 
 /** A WebSocket message as `ws` hands it over. */
@@ -34,9 +35,15 @@ export function decodeFrame<T>(raw: RawFrame, schema: z.ZodType<T>, limits: Fram
   }
   const parsed = schema.safeParse(json)
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    const where = issue?.path.length ? `${issue.path.join('.')}: ` : ''
-    throw new ApiError('invalid_frame', `${where}${issue?.message ?? 'invalid frame'}`)
+    // The same plain words as an HTTP body gets (src/errors/request-issues.ts).
+    const failures = parsed.error.issues.map(({ code, path, message, ...params }) => ({
+      keyword: code,
+      instancePath: `/${path.join('/')}`,
+      message,
+      params,
+    }))
+    const issues = requestIssues('frame', failures, json)
+    throw new ApiError('invalid_frame', describeIssues(issues) || 'invalid frame')
   }
   return parsed.data
 }

@@ -8,6 +8,7 @@ export const mcpServersRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/mcp/servers', {
     schema: {
       tags: ['tools'],
+      operationId: 'listMcpServers',
       summary: 'State of the configured MCP servers',
       response: {
         200: jsonResponse(

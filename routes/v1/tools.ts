@@ -6,7 +6,9 @@ const ToolDefinitionSchema = z
   .object({
     name: z.string(),
     description: z.string(),
-    input_schema: z.record(z.string(), z.unknown()),
+    input_schema: z
+      .looseObject({ type: z.literal('object') })
+      .describe('JSON Schema of the input; always an object schema, as the Messages API requires'),
     strict: z.boolean().optional(),
     defer_loading: z.boolean().optional(),
   })
@@ -17,6 +19,7 @@ export const toolsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/tools', {
     schema: {
       tags: ['tools'],
+      operationId: 'listTools',
       summary: 'The tool pool as API tool definitions',
       querystring: z.object({ session_id: z.string().min(1).optional() }),
       response: {

@@ -1,4 +1,5 @@
 import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.js'
+import type { RequestIssue } from './request-issues.js'
 
 /**
  * A fault the caller can act on, carrying a catalogue code. Thrown by the domain and turned
@@ -12,6 +13,8 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     detail: string,
+    /** Validation problems, one per field, for clients that map them back to their input. */
+    readonly issues?: readonly RequestIssue[],
   ) {
     super(detail)
     this.status = ERROR_CATALOGUE[code].status

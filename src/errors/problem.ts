@@ -1,7 +1,15 @@
 import type { ApiError } from './api-error.js'
+import type { RequestIssue } from './request-issues.js'
 
 /** RFC 9457 problem details, as every error response body carries them. */
-export type Problem = { type: string; title: string; status: number; detail: string; code: string }
+export type Problem = {
+  type: string
+  title: string
+  status: number
+  detail: string
+  code: string
+  errors?: readonly RequestIssue[]
+}
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
@@ -13,5 +21,6 @@ export function toProblem(error: ApiError): Problem {
     status: error.status,
     detail: error.message,
     code: error.code,
+    ...(error.issues === undefined ? {} : { errors: error.issues }),
   }
 }

@@ -8,9 +8,13 @@ import { z } from 'zod'
 const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() })
 type TextBlock = z.infer<typeof TextBlockSchema>
 
+/** The image types the Messages API accepts; anything else would make the next API call fail. */
+export const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number]
+
 const ImageBlockSchema = z.object({
   type: z.literal('image'),
-  source: z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
+  source: z.object({ type: z.literal('base64'), media_type: z.enum(IMAGE_MEDIA_TYPES), data: z.string() }),
 })
 export type ImageBlock = z.infer<typeof ImageBlockSchema>
 

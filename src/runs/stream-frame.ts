@@ -11,7 +11,8 @@ const LooseBlockSchema = z.looseObject({ type: z.string() })
  * events. The one source of `StreamFrame`, which createStreamInput (stream-input.ts) handles.
  */
 export const StreamFrameSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('run.start'), session_id: z.string().min(1).optional(), ...RunRequestOptionsShape }),
+  // Strict, as the body of POST /v1/runs is: a misspelt option is an error, not a silent default.
+  z.strictObject({ type: z.literal('run.start'), session_id: z.string().min(1).optional(), ...RunRequestOptionsShape }),
   z.object({ type: z.literal('tool_use'), tool_use: ToolUseBlockSchema }),
   z.object({ type: z.literal('input.end') }),
   RunCancelFrameSchema,

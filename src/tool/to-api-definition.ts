@@ -5,19 +5,24 @@ import type { AnyTool, PromptOptions } from './tool.js'
 export type ApiToolDefinition = {
   name: string
   description: string
-  input_schema: { [key: string]: unknown }
+  input_schema: ObjectJsonSchema
   strict?: boolean
   defer_loading?: boolean
 }
 
-const schemaCache = new WeakMap<object, { [key: string]: unknown }>()
+/** The Messages API takes only object schemas for tool input (`Anthropic.Tool.InputSchema`). */
+export type ObjectJsonSchema = { type: 'object'; [key: string]: unknown }
+
+const schemaCache = new WeakMap<object, ObjectJsonSchema>()
 
 /** zod → JSON Schema once per schema; MCP tools keep their server's JSON Schema verbatim. */
-function inputJsonSchemaOf(tool: AnyTool): { [key: string]: unknown } {
+function inputJsonSchemaOf(tool: AnyTool): ObjectJsonSchema {
   if (tool.inputJSONSchema) return tool.inputJSONSchema
   const cached = schemaCache.get(tool.inputSchema)
   if (cached) return cached
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' })
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' })
+  // Every input schema is a zod object, so `type` is already 'object' and keeps its place.
+  const schema: ObjectJsonSchema = { ...rest, type: 'object' }
   schemaCache.set(tool.inputSchema, schema)
   return schema
 }

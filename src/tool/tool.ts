@@ -107,7 +107,7 @@ export type Tool<
   readonly searchHint?: string
   readonly inputSchema: Input
   /** MCP tools: the server's JSON Schema, sent to the API verbatim. */
-  readonly inputJSONSchema?: { [key: string]: unknown }
+  readonly inputJSONSchema?: { type: 'object'; [key: string]: unknown }
   readonly outputSchema?: z.ZodType
   /** Results longer than this are persisted to a blob (capped at 50,000; Infinity: never). */
   readonly maxResultSizeChars: number

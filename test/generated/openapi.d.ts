@@ -8,28 +8,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Alive */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -46,26 +25,7 @@ export interface paths {
             cookie?: never;
         };
         /** Prometheus metrics */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Prometheus text format */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
-            };
-        };
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -82,43 +42,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness: 503 while shutting down */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Ready */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A failed MCP server does not make the service unready */
-                            mcp_servers: components["schemas"]["McpServerState"][];
-                            status: string;
-                        };
-                    };
-                };
-                /** @description Draining for shutdown */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A failed MCP server does not make the service unready */
-                            mcp_servers: components["schemas"]["McpServerState"][];
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -135,47 +59,7 @@ export interface paths {
             cookie?: never;
         };
         /** Download a stored result */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    blob_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The blob: text for .txt, a JSON array of content blocks for .json */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                        "text/plain": string;
-                    };
-                };
-                /** @description Missing or unknown API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (or owned by another tenant) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getBlob"];
         put?: never;
         post?: never;
         delete?: never;
@@ -192,37 +76,7 @@ export interface paths {
             cookie?: never;
         };
         /** State of the configured MCP servers */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description One entry per server in the settings file */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            servers: components["schemas"]["McpServerState"][];
-                        };
-                    };
-                };
-                /** @description Missing or unknown API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listMcpServers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -240,97 +94,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Execute a batch of tool_use blocks */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Retry-safe key: same key and body, same run */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateRunRequestInput"];
-                };
-            };
-            responses: {
-                /** @description wait: true — the run is over; results in block order */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RunResult"];
-                    };
-                };
-                /** @description wait: false — the run goes on; follow events_url */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RunAccepted"];
-                    };
-                };
-                /** @description Invalid request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or unknown API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (or owned by another tenant) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Shutting down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Execute a batch of tool_use blocks
+         * @description A retry with the same Idempotency-Key and body answers with the earlier run and the header `Idempotent-Replayed: true`.
+         */
+        post: operations["createRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -345,46 +113,7 @@ export interface paths {
             cookie?: never;
         };
         /** Status and results so far */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    run_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The run */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Run"];
-                    };
-                };
-                /** @description Missing or unknown API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (or owned by another tenant) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getRun"];
         put?: never;
         post?: never;
         delete?: never;
@@ -403,65 +132,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel (or interrupt) a run; every unfinished call gets a result */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    run_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description interrupt: running calls that block finish (default cancel)
-                         * @enum {string}
-                         */
-                        mode?: "cancel" | "interrupt";
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Cancel requested (or the run was over) */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CancelRunResponse"];
-                    };
-                };
-                /** @description Invalid request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or unknown API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (or owned by another tenant) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["cancelRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -476,67 +147,7 @@ export interface paths {
             cookie?: never;
         };
         /** Run events over WebSocket (upgrade) or Server-Sent Events */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Replay from the event after this seq */
-                    after?: number;
-                };
-                header?: {
-                    "last-event-id"?: string;
-                };
-                path: {
-                    run_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description SSE: one RunEvent per `data:` line */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": components["schemas"]["RunEvent"];
-                    };
-                };
-                /** @description SSE: the run is over and nothing comes after the requested seq */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Missing or unknown API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (or owned by another tenant) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description WebSocket upgrade required */
-                426: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getRunEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -555,65 +166,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Answer a permission.requested event */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    run_id: string;
-                    request_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PermissionAnswerInput"];
-                };
-            };
-            responses: {
-                /** @description The answer was delivered */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            decision: "allow" | "deny";
-                            request_id: string;
-                            run_id: string;
-                        };
-                    };
-                };
-                /** @description Invalid request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or unknown API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (or owned by another tenant) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["answerPermission"];
         delete?: never;
         options?: never;
         head?: never;
@@ -630,57 +183,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create a session */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateSessionRequestInput"] | null;
-                };
-            };
-            responses: {
-                /** @description The new session */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Session"];
-                    };
-                };
-                /** @description Invalid request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing or unknown API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Forbidden */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -695,87 +198,11 @@ export interface paths {
             cookie?: never;
         };
         /** Read a session */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    session_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The session */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Session"];
-                    };
-                };
-                /** @description Missing or unknown API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (or owned by another tenant) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["getSession"];
         put?: never;
         post?: never;
         /** Delete a session */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    session_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Missing or unknown API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (or owned by another tenant) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -789,44 +216,7 @@ export interface paths {
             cookie?: never;
         };
         /** Streamed input over WebSocket (see docs/events.md); plain HTTP gets 426 */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Missing or unknown API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description WebSocket upgrade required */
-                426: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Shutting down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["openStream"];
         put?: never;
         post?: never;
         delete?: never;
@@ -843,48 +233,7 @@ export interface paths {
             cookie?: never;
         };
         /** The tool pool as API tool definitions */
-        get: {
-            parameters: {
-                query?: {
-                    session_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Send these as the `tools` of a Messages request */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            tools: components["schemas"]["ToolDefinition"][];
-                        };
-                    };
-                };
-                /** @description Missing or unknown API key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Not found (or owned by another tenant) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listTools"];
         put?: never;
         post?: never;
         delete?: never;
@@ -897,33 +246,17 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        AssistantMessage: {
-            content: ({
-                type: string;
-            } & {
-                [key: string]: unknown;
-            })[];
-            /** @constant */
-            role: "assistant";
-            stop_reason?: string | null;
+        AssistantContentBlock: {
+            /** @description text, thinking, tool_use, server_tool_use, … */
+            type: string;
         };
-        AssistantMessageInput: {
-            content: ({
-                type: string;
-            } & {
-                [key: string]: unknown;
-            })[];
+        AssistantMessage: {
+            content: components["schemas"]["AssistantContentBlock"][];
             /** @constant */
             role: "assistant";
             stop_reason?: string | null;
         };
         BlobReference: {
-            blob_id: string;
-            size: number;
-            tool_use_id: string;
-            url: string;
-        };
-        BlobReferenceInput: {
             blob_id: string;
             size: number;
             tool_use_id: string;
@@ -935,80 +268,18 @@ export interface components {
             /** @enum {string} */
             status: "running" | "completed" | "cancelled";
         };
-        CancelRunResponseInput: {
-            cancel_requested: boolean;
-            run_id: string;
-            /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
-        };
-        /** @description Send exactly one of `tool_uses` or `message` */
-        CreateRunRequest: {
-            /** @description Per-call deadline overriding each tool's default */
-            call_timeout_ms?: number;
-            /**
-             * @description Which errors cancel the unfinished sibling calls (default bash)
-             * @enum {string}
-             */
-            cancel_on_error?: "bash" | "any" | "none";
-            /** @description Lower the operator cap on calls executing at once */
-            max_concurrency?: number;
-            /** @description Lower the budget for all results of the run together (TOOLEXEC_MAX_RESULT_CHARS is the ceiling) */
-            max_result_chars?: number;
-            message?: components["schemas"]["AssistantMessage"];
-            /** @description How long a permission ask waits for an answer; wait:true runs deny at once without it */
-            permission_timeout_ms?: number;
-            /** @description Run in this session; omitted: a fresh session of defaults */
-            session_id?: string;
-            /** @description Deadline for the whole run */
-            timeout_ms?: number;
-            tool_uses?: components["schemas"]["ToolUseBlock"][];
-            /**
-             * @description Answer when the run is over (200) or at once (202)
-             * @default true
-             */
-            wait: boolean;
-        };
-        /** @description Send exactly one of `tool_uses` or `message` */
-        CreateRunRequestInput: {
-            /** @description Per-call deadline overriding each tool's default */
-            call_timeout_ms?: number;
-            /**
-             * @description Which errors cancel the unfinished sibling calls (default bash)
-             * @enum {string}
-             */
-            cancel_on_error?: "bash" | "any" | "none";
-            /** @description Lower the operator cap on calls executing at once */
-            max_concurrency?: number;
-            /** @description Lower the budget for all results of the run together (TOOLEXEC_MAX_RESULT_CHARS is the ceiling) */
-            max_result_chars?: number;
-            message?: components["schemas"]["AssistantMessageInput"];
-            /** @description How long a permission ask waits for an answer; wait:true runs deny at once without it */
-            permission_timeout_ms?: number;
-            /** @description Run in this session; omitted: a fresh session of defaults */
-            session_id?: string;
-            /** @description Deadline for the whole run */
-            timeout_ms?: number;
-            tool_uses?: components["schemas"]["ToolUseBlockInput"][];
-            /**
-             * @description Answer when the run is over (200) or at once (202)
-             * @default true
-             */
-            wait?: boolean;
-        };
+        /**
+         * @example {
+         *       "cwd": "projects/api",
+         *       "permission_mode": "acceptEdits",
+         *       "permissions": {
+         *         "deny": [
+         *           "Bash(git push:*)"
+         *         ]
+         *       }
+         *     }
+         */
         CreateSessionRequest: {
-            additional_directories?: string[];
-            /** @description Working directory, relative to the tenant's workspace */
-            cwd?: string;
-            /** @enum {string} */
-            permission_mode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
-            /** @description Session rules; they add to the operator's, whose deny rules always win */
-            permissions?: {
-                allow?: string[];
-                ask?: string[];
-                deny?: string[];
-            };
-        };
-        CreateSessionRequestInput: {
             additional_directories?: string[];
             /** @description Working directory, relative to the tenant's workspace */
             cwd?: string;
@@ -1035,20 +306,15 @@ export interface components {
             /** @enum {string} */
             type: "stdio" | "http";
         };
-        McpServerStateInput: {
-            connected_at?: string;
-            last_error?: string;
-            name: string;
-            server_info?: {
-                name: string;
-                version: string;
-            };
-            /** @enum {string} */
-            status: "connecting" | "connected" | "failed" | "reconnecting";
-            tool_count: number;
-            /** @enum {string} */
-            type: "stdio" | "http";
-        };
+        /**
+         * @example {
+         *       "decision": "allow"
+         *     }
+         * @example {
+         *       "decision": "deny",
+         *       "message": "Not on a Friday"
+         *     }
+         */
         PermissionAnswer: {
             /** @enum {string} */
             decision: "allow" | "deny";
@@ -1059,17 +325,32 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        PermissionAnswerInput: {
-            /** @enum {string} */
-            decision: "allow" | "deny";
-            /** @description deny only: becomes the result text */
-            message?: string;
-            /** @description allow only: the input to run instead */
-            updated_input?: {
-                [key: string]: unknown;
-            };
+        /** @description An open permission ask; answer it with POST /v1/runs/{run_id}/permissions/{request_id} */
+        PermissionRequest: {
+            /** @description The input the call would run with */
+            input: unknown;
+            message: string;
+            request_id: string;
+            tool: string;
+            tool_use_id: string;
         };
-        /** @description RFC 9457 problem details */
+        /**
+         * @description RFC 9457 problem details
+         * @example {
+         *       "code": "invalid_request",
+         *       "detail": "body.tool_uses.0.input: `input` is required (the tool input goes in `input`, not `arguments`)",
+         *       "errors": [
+         *         {
+         *           "location": "body",
+         *           "message": "`input` is required (the tool input goes in `input`, not `arguments`)",
+         *           "pointer": "/tool_uses/0/input"
+         *         }
+         *       ],
+         *       "status": 400,
+         *       "title": "Invalid request",
+         *       "type": "urn:toolexec:error:invalid_request"
+         *     }
+         */
         Problem: {
             /**
              * @description Stable error code; see docs/api.md
@@ -1077,29 +358,53 @@ export interface components {
              */
             code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "internal_error";
             detail: string;
+            /** @description invalid_request from schema validation: one entry per problem */
+            errors?: {
+                /** @enum {string} */
+                location: "body" | "querystring" | "params" | "headers";
+                message: string;
+                /** @description JSON pointer into that part of the request; empty for the whole part */
+                pointer: string;
+            }[];
             status: number;
             title: string;
             /** @description urn:toolexec:error:<code> */
             type: string;
         };
-        /** @description RFC 9457 problem details */
-        ProblemInput: {
-            /**
-             * @description Stable error code; see docs/api.md
-             * @enum {string}
-             */
-            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "internal_error";
-            detail: string;
-            status: number;
-            title: string;
-            /** @description urn:toolexec:error:<code> */
-            type: string;
-        };
+        /**
+         * @example {
+         *       "blobs": [],
+         *       "created_at": "2026-01-05T09:30:00.000Z",
+         *       "events_url": "/v1/runs/run_6f1c2a4e-0d8b-4a51-9a2e-1c3f5b7d9e01/events",
+         *       "permission_requests": [
+         *         {
+         *           "input": {
+         *             "command": "echo hello"
+         *           },
+         *           "message": "Bash needs approval",
+         *           "request_id": "perm_01",
+         *           "tool": "Bash",
+         *           "tool_use_id": "toolu_01"
+         *         }
+         *       ],
+         *       "results": [],
+         *       "run_id": "run_6f1c2a4e-0d8b-4a51-9a2e-1c3f5b7d9e01",
+         *       "session_id": "ses_2b7d0c1e-5a94-4f3b-8c6d-7e9f0a1b2c3d",
+         *       "status": "running",
+         *       "tool_use_ids": [
+         *         "toolu_01"
+         *       ]
+         *     }
+         */
         Run: {
             blobs: components["schemas"]["BlobReference"][];
             created_at: string;
             events_url: string;
             finished_at?: string;
+            /** @description Once the run is over: the same message as the wait: true response */
+            message?: components["schemas"]["UserMessage"];
+            /** @description Asks waiting for an answer (the permission.requested events not yet resolved) */
+            permission_requests: components["schemas"]["PermissionRequest"][];
             /** @description Results so far, in block order */
             results: components["schemas"]["ToolResultBlock"][];
             run_id: string;
@@ -1108,13 +413,14 @@ export interface components {
             status: "running" | "completed" | "cancelled";
             tool_use_ids: string[];
         };
+        /**
+         * @example {
+         *       "events_url": "/v1/runs/run_6f1c2a4e-0d8b-4a51-9a2e-1c3f5b7d9e01/events",
+         *       "run_id": "run_6f1c2a4e-0d8b-4a51-9a2e-1c3f5b7d9e01",
+         *       "status": "running"
+         *     }
+         */
         RunAccepted: {
-            events_url: string;
-            run_id: string;
-            /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
-        };
-        RunAcceptedInput: {
             events_url: string;
             run_id: string;
             /** @enum {string} */
@@ -1199,121 +505,36 @@ export interface components {
             /** @constant */
             type: "run.completed";
         };
-        /** @description One run event; each SSE `data:` line and WebSocket frame is one of these */
-        RunEventInput: {
-            run_id: string;
-            seq: number;
-            tool_use_ids: string[];
-            ts: string;
-            /** @constant */
-            type: "run.started";
-        } | {
-            concurrency_safe: boolean;
-            name: string;
-            run_id: string;
-            seq: number;
-            tool_use_id: string;
-            ts: string;
-            /** @constant */
-            type: "tool.queued";
-        } | {
-            run_id: string;
-            seq: number;
-            tool_use_id: string;
-            ts: string;
-            /** @constant */
-            type: "tool.started";
-        } | {
-            data: unknown;
-            run_id: string;
-            seq: number;
-            tool_use_id: string;
-            ts: string;
-            /** @constant */
-            type: "tool.progress";
-        } | {
-            duration_ms: number;
-            is_error: boolean;
-            run_id: string;
-            seq: number;
-            tool_use_id: string;
-            ts: string;
-            /** @constant */
-            type: "tool.completed";
-        } | {
-            blob_id?: string;
-            result: components["schemas"]["ToolResultBlockInput"];
-            run_id: string;
-            seq: number;
-            tool_use_id: string;
-            ts: string;
-            /** @constant */
-            type: "tool.result";
-        } | {
-            input: unknown;
-            message: string;
-            request_id: string;
-            run_id: string;
-            seq: number;
-            tool: string;
-            tool_use_id: string;
-            ts: string;
-            /** @constant */
-            type: "permission.requested";
-        } | {
-            /** @enum {string} */
-            decision: "allow" | "deny";
-            request_id: string;
-            run_id: string;
-            seq: number;
-            ts: string;
-            /** @constant */
-            type: "permission.resolved";
-        } | {
-            run_id: string;
-            seq: number;
-            /** @enum {string} */
-            status: "completed" | "cancelled";
-            ts: string;
-            /** @constant */
-            type: "run.completed";
-        };
-        RunInput: {
-            blobs: components["schemas"]["BlobReferenceInput"][];
-            created_at: string;
-            events_url: string;
-            finished_at?: string;
-            /** @description Results so far, in block order */
-            results: components["schemas"]["ToolResultBlockInput"][];
-            run_id: string;
-            session_id: string;
-            /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
-            tool_use_ids: string[];
-        };
+        /**
+         * @example {
+         *       "blobs": [],
+         *       "message": {
+         *         "content": [
+         *           {
+         *             "content": "hello",
+         *             "tool_use_id": "toolu_01",
+         *             "type": "tool_result"
+         *           }
+         *         ],
+         *         "role": "user"
+         *       },
+         *       "results": [
+         *         {
+         *           "content": "hello",
+         *           "tool_use_id": "toolu_01",
+         *           "type": "tool_result"
+         *         }
+         *       ],
+         *       "run_id": "run_6f1c2a4e-0d8b-4a51-9a2e-1c3f5b7d9e01",
+         *       "session_id": "ses_2b7d0c1e-5a94-4f3b-8c6d-7e9f0a1b2c3d",
+         *       "status": "completed"
+         *     }
+         */
         RunResult: {
             blobs: components["schemas"]["BlobReference"][];
-            message: {
-                content: components["schemas"]["ToolResultBlock"][];
-                /** @constant */
-                role: "user";
-            };
+            message: components["schemas"]["UserMessage"];
             /** @description One per tool_use block, in block order */
             results: components["schemas"]["ToolResultBlock"][];
-            run_id: string;
-            session_id: string;
-            /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
-        };
-        RunResultInput: {
-            blobs: components["schemas"]["BlobReferenceInput"][];
-            message: {
-                content: components["schemas"]["ToolResultBlockInput"][];
-                /** @constant */
-                role: "user";
-            };
-            /** @description One per tool_use block, in block order */
-            results: components["schemas"]["ToolResultBlockInput"][];
             run_id: string;
             session_id: string;
             /** @enum {string} */
@@ -1343,45 +564,15 @@ export interface components {
                 status: "pending" | "in_progress" | "completed";
             }[];
         };
-        SessionInput: {
-            active_run_id?: string;
-            additional_directories: string[];
-            created_at: string;
-            cwd: string;
-            /** @description When the session expires if it stays idle */
-            expires_at: string;
-            /** @description Files Read has recorded (Edit requires reading first) */
-            files_read: number;
-            /** @enum {string} */
-            permission_mode: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
-            permissions: {
-                allow: string[];
-                ask: string[];
-                deny: string[];
-            };
-            session_id: string;
-            todos: {
-                activeForm?: string;
-                content: string;
-                /** @enum {string} */
-                status: "pending" | "in_progress" | "completed";
-            }[];
-        };
         /** @description An Anthropic API tool definition */
         ToolDefinition: {
             defer_loading?: boolean;
             description: string;
+            /** @description JSON Schema of the input; always an object schema, as the Messages API requires */
             input_schema: {
-                [key: string]: unknown;
-            };
-            name: string;
-            strict?: boolean;
-        };
-        /** @description An Anthropic API tool definition */
-        ToolDefinitionInput: {
-            defer_loading?: boolean;
-            description: string;
-            input_schema: {
+                /** @constant */
+                type: "object";
+            } & {
                 [key: string]: unknown;
             };
             name: string;
@@ -1396,29 +587,8 @@ export interface components {
             } | {
                 source: {
                     data: string;
-                    media_type: string;
-                    /** @constant */
-                    type: "base64";
-                };
-                /** @constant */
-                type: "image";
-            })[];
-            /** @constant */
-            is_error?: true;
-            tool_use_id: string;
-            /** @constant */
-            type: "tool_result";
-        };
-        /** @description A Messages API tool_result block; forward it unchanged */
-        ToolResultBlockInput: {
-            content: string | ({
-                text: string;
-                /** @constant */
-                type: "text";
-            } | {
-                source: {
-                    data: string;
-                    media_type: string;
+                    /** @enum {string} */
+                    media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
                     /** @constant */
                     type: "base64";
                 };
@@ -1439,13 +609,11 @@ export interface components {
             /** @constant */
             type: "tool_use";
         };
-        ToolUseBlockInput: {
-            id: string;
-            /** @description The tool input; validated against the tool schema when the call runs */
-            input: unknown;
-            name: string;
+        /** @description The user message to append to the conversation, as it is */
+        UserMessage: {
+            content: components["schemas"]["ToolResultBlock"][];
             /** @constant */
-            type: "tool_use";
+            role: "user";
         };
     };
     responses: never;
@@ -1455,4 +623,705 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                    };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A failed MCP server does not make the service unready */
+                        mcp_servers: components["schemas"]["McpServerState"][];
+                        status: string;
+                    };
+                };
+            };
+            /** @description Draining for shutdown */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A failed MCP server does not make the service unready */
+                        mcp_servers: components["schemas"]["McpServerState"][];
+                        status: string;
+                    };
+                };
+            };
+        };
+    };
+    getBlob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                blob_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The blob: text for .txt, a JSON array of content blocks for .json */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or owned by another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per server in the settings file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        servers: components["schemas"]["McpServerState"][];
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry-safe key: same key and body, same run */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Send exactly one of `tool_uses` or `message` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Per-call deadline overriding each tool's default */
+                    call_timeout_ms?: number;
+                    /**
+                     * @description Which errors cancel the unfinished sibling calls (default bash)
+                     * @enum {string}
+                     */
+                    cancel_on_error?: "bash" | "any" | "none";
+                    /** @description Lower the operator cap on calls executing at once */
+                    max_concurrency?: number;
+                    /** @description Lower the budget for all results of the run together (TOOLEXEC_MAX_RESULT_CHARS is the ceiling) */
+                    max_result_chars?: number;
+                    message?: components["schemas"]["AssistantMessage"];
+                    /** @description How long a permission ask waits for an answer; wait:true runs deny at once without it */
+                    permission_timeout_ms?: number;
+                    /** @description Run in this session; omitted: a fresh session of defaults */
+                    session_id?: string;
+                    /** @description Deadline for the whole run */
+                    timeout_ms?: number;
+                    tool_uses?: components["schemas"]["ToolUseBlock"][];
+                    /**
+                     * @description Answer when the run is over (200) or at once (202)
+                     * @default true
+                     */
+                    wait?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description wait: true — the run is over; results in block order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunResult"];
+                };
+            };
+            /** @description wait: false — the run goes on; follow events_url */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunAccepted"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or owned by another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or owned by another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mode": "interrupt"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description interrupt: running calls that block finish (default cancel)
+                     * @enum {string}
+                     */
+                    mode?: "cancel" | "interrupt";
+                } | null;
+            };
+        };
+        responses: {
+            /** @description Cancel requested (or the run was over) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelRunResponse"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or owned by another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRunEvents: {
+        parameters: {
+            query?: {
+                /** @description Replay from the event after this seq */
+                after?: number;
+            };
+            header?: {
+                "last-event-id"?: string;
+            };
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SSE: one RunEvent per `data:` line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["RunEvent"];
+                };
+            };
+            /** @description SSE: the run is over and nothing comes after the requested seq */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or owned by another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description WebSocket upgrade required */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    answerPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PermissionAnswer"];
+            };
+        };
+        responses: {
+            /** @description The answer was delivered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        decision: "allow" | "deny";
+                        request_id: string;
+                        run_id: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or owned by another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionRequest"] | null;
+            };
+        };
+        responses: {
+            /** @description The new session */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or owned by another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or owned by another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    openStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description WebSocket upgrade required */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTools: {
+        parameters: {
+            query?: {
+                session_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Send these as the `tools` of a Messages request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tools: components["schemas"]["ToolDefinition"][];
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or owned by another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}

@@ -60,7 +60,7 @@ describe('assembleToolPool', () => {
 
 describe('API definitions', () => {
   it('serialises zod schemas strictly, MCP JSON Schema verbatim, and marks strict and deferred tools', async () => {
-    const mcpSchema = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }
+    const mcpSchema = { type: 'object' as const, properties: { q: { type: 'string' } }, required: ['q'] }
     const tools = [
       make('Read', { strict: true }),
       make('mcp__srv__search', { inputJSONSchema: mcpSchema, shouldDefer: true }),

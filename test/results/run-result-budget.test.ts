@@ -63,7 +63,10 @@ describe('applyRunBudget', () => {
 
   it('counts errors, images and already persisted results but never replaces them', async () => {
     const { calls, persist } = recordingPersist()
-    const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png', data: 'AA==' } }
+    const image = {
+      type: 'image' as const,
+      source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'AA==' },
+    }
     const candidates: RunBudgetCandidate[] = [
       { block: toolResult('error', 'e'.repeat(40_000), true), chars: 40_000, exempt: false },
       { block: toolResult('image', [{ type: 'text', text: 'i'.repeat(40_000) }, image]), chars: 40_000, exempt: false },

@@ -11,14 +11,24 @@ ToolResultBlockSchema.register(z.globalRegistry, {
 
 export { ToolResultBlockSchema, ToolUseBlockSchema }
 
-/** Assistant content: tool_use blocks are checked; other blocks (text, thinking, …) pass through. */
-const ContentBlockSchema = z.looseObject({ type: z.string() }).superRefine((block, context) => {
-  if (block.type !== 'tool_use') return
-  const parsed = ToolUseBlockSchema.safeParse(block)
-  for (const issue of parsed.error?.issues ?? [])
-    context.addIssue({ code: 'custom', message: issue.message, path: issue.path })
-})
+/**
+ * One block of the assistant message: tool_use blocks are checked; text, thinking,
+ * server_tool_use and any block the API adds later pass through unchanged. The document states
+ * the block as an open object without `additionalProperties: {}` (the same thing in JSON Schema),
+ * so generated types carry no index signature and the SDK's block interfaces are assignable
+ * (docs/adr/0130-assistant-blocks-as-open-objects.md).
+ */
+const ContentBlockSchema = z
+  .looseObject({ type: z.string().describe('text, thinking, tool_use, server_tool_use, …') })
+  .superRefine((block, context) => {
+    if (block.type !== 'tool_use') return
+    const parsed = ToolUseBlockSchema.safeParse(block)
+    // Passed on as they are, so a missing field reads as one (src/errors/request-issues.ts).
+    for (const issue of parsed.error?.issues ?? []) context.addIssue({ ...issue })
+  })
+  .meta({ id: 'AssistantContentBlock', additionalProperties: undefined })
 
+/** An assistant message as the Messages API returns it (`Anthropic.Message`); extra fields are ignored. */
 export const AssistantMessageSchema = z
   .object({
     role: z.literal('assistant'),

@@ -14,6 +14,7 @@ export const runControlRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/v1/runs/:run_id/cancel', {
     schema: {
       tags: ['runs'],
+      operationId: 'cancelRun',
       summary: 'Cancel (or interrupt) a run; every unfinished call gets a result',
       params: RunParamsSchema,
       body: CancelRunBodySchema,
@@ -32,6 +33,7 @@ export const runControlRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/v1/runs/:run_id/permissions/:request_id', {
     schema: {
       tags: ['runs'],
+      operationId: 'answerPermission',
       summary: 'Answer a permission.requested event',
       params: RunParamsSchema.extend({ request_id: z.string().min(1) }),
       body: PermissionAnswerBodySchema,

@@ -21,6 +21,7 @@ export const runEventsRoutes: FastifyPluginAsyncZod = async (app) => {
     url: '/v1/runs/:run_id/events',
     schema: {
       tags: ['runs'],
+      operationId: 'getRunEvents',
       summary: 'Run events over WebSocket (upgrade) or Server-Sent Events',
       params: RunParamsSchema,
       querystring: EventsQuerySchema,

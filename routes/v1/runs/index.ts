@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { openPermissionRequests } from '../../../src/runs/open-permission-requests.js'
 import { runFingerprint } from '../../../src/runs/run-fingerprint.js'
 import { prepareRunInput } from '../../../src/runs/run-input.js'
 import { jsonResponse, problemResponses } from '../../responses.js'
@@ -17,7 +18,10 @@ export const runsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/v1/runs', {
     schema: {
       tags: ['runs'],
+      operationId: 'createRun',
       summary: 'Execute a batch of tool_use blocks',
+      description:
+        'A retry with the same Idempotency-Key and body answers with the earlier run and the header `Idempotent-Replayed: true`.',
       headers: IdempotencyHeadersSchema,
       body: CreateRunBodySchema,
       response: {
@@ -38,6 +42,8 @@ export const runsRoutes: FastifyPluginAsyncZod = async (app) => {
         ...(key === undefined ? {} : { idempotency: { key, fingerprint: runFingerprint(request.body) } }),
         logger: request.log,
       })
+      // A handle without a live run is an earlier run this key maps to (docs/adr/0133-idempotent-replayed-header.md).
+      if (handle.live === undefined) reply.header('idempotent-replayed', 'true')
       if (wait) return toRunResult(await handle.finished)
       const { status } = await app.runManager.get(request.tenant, handle.runId)
       return reply.code(202).send({ run_id: handle.runId, status, events_url: eventsUrl(handle.runId) })
@@ -47,10 +53,15 @@ export const runsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/runs/:run_id', {
     schema: {
       tags: ['runs'],
+      operationId: 'getRun',
       summary: 'Status and results so far',
       params: RunParamsSchema,
       response: { 200: jsonResponse('The run', RunSchema), ...problemResponses(401, 404) },
     },
-    handler: async (request) => toRunView(await app.runManager.get(request.tenant, request.params.run_id)),
+    handler: async (request) => {
+      const record = await app.runManager.get(request.tenant, request.params.run_id)
+      const events = record.status === 'running' ? await app.stores.events.read(record.runId, 0) : []
+      return toRunView(record, openPermissionRequests(events))
+    },
   })
 }

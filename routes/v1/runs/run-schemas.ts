@@ -1,6 +1,14 @@
 import { z } from 'zod'
 import { RunStatusSchema } from '../../../src/events/run-event.js'
 import { RunRequestOptionsShape } from '../../../src/runs/run-request-options.js'
+import {
+  CANCEL_RUN_EXAMPLES,
+  CREATE_RUN_EXAMPLES,
+  PERMISSION_ANSWER_EXAMPLES,
+  RUN_ACCEPTED_EXAMPLES,
+  RUN_EXAMPLES,
+  RUN_RESULT_EXAMPLES,
+} from '../../openapi-examples.js'
 import { AssistantMessageSchema, ToolResultBlockSchema, ToolUseBlockSchema } from './content-schemas.js'
 
 /** Options shared by POST /v1/runs and the `run.start` frame of /v1/stream. */
@@ -16,7 +24,9 @@ export const CreateRunBodySchema = z
     wait: z.boolean().default(true).describe('Answer when the run is over (200) or at once (202)'),
     ...RunOptionsShape,
   })
-  .meta({ id: 'CreateRunRequest', description: 'Send exactly one of `tool_uses` or `message`' })
+  // No component id: openapi-typescript keeps a defaulted field optional only inline in a request
+  // body, so `wait` stays optional for clients generated with its default options (docs/adr/0131-one-component-per-schema.md).
+  .meta({ description: 'Send exactly one of `tool_uses` or `message`', examples: CREATE_RUN_EXAMPLES })
 
 export const IdempotencyHeadersSchema = z.object({
   'idempotency-key': z.string().min(1).max(255).optional().describe('Retry-safe key: same key and body, same run'),
@@ -26,20 +36,37 @@ const BlobReferenceSchema = z
   .object({ tool_use_id: z.string(), blob_id: z.string(), url: z.string(), size: z.number().int() })
   .meta({ id: 'BlobReference' })
 
+const UserMessageSchema = z
+  .object({ role: z.literal('user'), content: z.array(ToolResultBlockSchema) })
+  .meta({ id: 'UserMessage', description: 'The user message to append to the conversation, as it is' })
+
+const PermissionRequestSchema = z
+  .object({
+    request_id: z.string(),
+    tool_use_id: z.string(),
+    tool: z.string(),
+    input: z.unknown().describe('The input the call would run with'),
+    message: z.string(),
+  })
+  .meta({
+    id: 'PermissionRequest',
+    description: 'An open permission ask; answer it with POST /v1/runs/{run_id}/permissions/{request_id}',
+  })
+
 export const RunResultSchema = z
   .object({
     run_id: z.string(),
     status: RunStatusSchema,
     session_id: z.string(),
     results: z.array(ToolResultBlockSchema).describe('One per tool_use block, in block order'),
-    message: z.object({ role: z.literal('user'), content: z.array(ToolResultBlockSchema) }),
+    message: UserMessageSchema,
     blobs: z.array(BlobReferenceSchema),
   })
-  .meta({ id: 'RunResult' })
+  .meta({ id: 'RunResult', examples: RUN_RESULT_EXAMPLES })
 
 export const RunAcceptedSchema = z
   .object({ run_id: z.string(), status: RunStatusSchema, events_url: z.string() })
-  .meta({ id: 'RunAccepted' })
+  .meta({ id: 'RunAccepted', examples: RUN_ACCEPTED_EXAMPLES })
 
 export const RunSchema = z
   .object({
@@ -48,12 +75,16 @@ export const RunSchema = z
     session_id: z.string(),
     tool_use_ids: z.array(z.string()),
     results: z.array(ToolResultBlockSchema).describe('Results so far, in block order'),
+    message: UserMessageSchema.optional().describe('Once the run is over: the same message as the wait: true response'),
+    permission_requests: z
+      .array(PermissionRequestSchema)
+      .describe('Asks waiting for an answer (the permission.requested events not yet resolved)'),
     blobs: z.array(BlobReferenceSchema),
     created_at: z.string(),
     finished_at: z.string().optional(),
     events_url: z.string(),
   })
-  .meta({ id: 'Run' })
+  .meta({ id: 'Run', examples: RUN_EXAMPLES })
 
 export const RunParamsSchema = z.object({ run_id: z.string().min(1) })
 
@@ -66,6 +97,7 @@ export const CancelRunBodySchema = z
       .describe('interrupt: running calls that block finish (default cancel)'),
   })
   .nullish()
+  .meta({ examples: CANCEL_RUN_EXAMPLES })
 
 export const CancelRunResponseSchema = z
   .object({ run_id: z.string(), status: RunStatusSchema, cancel_requested: z.boolean() })
@@ -77,4 +109,4 @@ export const PermissionAnswerBodySchema = z
     updated_input: z.record(z.string(), z.unknown()).optional().describe('allow only: the input to run instead'),
     message: z.string().optional().describe('deny only: becomes the result text'),
   })
-  .meta({ id: 'PermissionAnswer' })
+  .meta({ id: 'PermissionAnswer', examples: PERMISSION_ANSWER_EXAMPLES })

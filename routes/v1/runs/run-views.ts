@@ -1,4 +1,5 @@
 import type { BlobInfo } from '../../../src/results/blob-store.js'
+import type { OpenPermissionRequest } from '../../../src/runs/open-permission-requests.js'
 import type { RunRecord } from '../../../src/stores/run-store.js'
 
 export const eventsUrl = (runId: string) => `/v1/runs/${runId}/events`
@@ -12,18 +13,23 @@ export function toRunResult(record: RunRecord) {
     status: record.status,
     session_id: record.sessionId,
     results: record.results,
-    message: { role: 'user' as const, content: record.results },
+    message: userMessage(record),
     blobs: record.blobs.map(blobReference),
   }
 }
 
-export function toRunView(record: RunRecord) {
+const userMessage = (record: RunRecord) => ({ role: 'user' as const, content: record.results })
+
+/** GET /v1/runs/{run_id}: `message` once the run is over, the asks still open while it runs. */
+export function toRunView(record: RunRecord, permissionRequests: OpenPermissionRequest[]) {
   return {
     run_id: record.runId,
     status: record.status,
     session_id: record.sessionId,
     tool_use_ids: record.toolUseIds,
     results: record.results,
+    ...(record.status === 'running' ? {} : { message: userMessage(record) }),
+    permission_requests: record.status === 'running' ? permissionRequests : [],
     blobs: record.blobs.map(blobReference),
     created_at: record.createdAt,
     ...(record.finishedAt === undefined ? {} : { finished_at: record.finishedAt }),

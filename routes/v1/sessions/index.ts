@@ -27,6 +27,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/v1/sessions', {
     schema: {
       tags: ['sessions'],
+      operationId: 'createSession',
       summary: 'Create a session',
       body: CreateSessionBodySchema,
       response: { 201: jsonResponse('The new session', SessionSchema), ...problemResponses(400, 401, 403) },
@@ -38,6 +39,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/sessions/:session_id', {
     schema: {
       tags: ['sessions'],
+      operationId: 'getSession',
       summary: 'Read a session',
       params: SessionParamsSchema,
       response: { 200: jsonResponse('The session', SessionSchema), ...problemResponses(401, 404) },
@@ -48,6 +50,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete('/v1/sessions/:session_id', {
     schema: {
       tags: ['sessions'],
+      operationId: 'deleteSession',
       summary: 'Delete a session',
       params: SessionParamsSchema,
       response: { 204: z.undefined().describe('Deleted'), ...problemResponses(401, 404) },

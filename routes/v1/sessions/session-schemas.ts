@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { MAX_RULE_LENGTH } from '../../../src/permissions/permission-rule.js'
 import { PERMISSION_MODES } from '../../../src/tool/permission-context.js'
+import { CREATE_SESSION_EXAMPLES } from '../../openapi-examples.js'
 
 const RulesSchema = z.array(z.string().min(1).max(MAX_RULE_LENGTH)).max(1000)
 
@@ -14,7 +15,7 @@ export const CreateSessionBodySchema = z
       .describe("Session rules; they add to the operator's, whose deny rules always win"),
     additional_directories: z.array(z.string().min(1)).max(100).optional(),
   })
-  .meta({ id: 'CreateSessionRequest' })
+  .meta({ id: 'CreateSessionRequest', examples: CREATE_SESSION_EXAMPLES })
   .nullish()
 
 export const SessionSchema = z

@@ -13,6 +13,7 @@ export const streamRoutes: FastifyPluginAsyncZod = async (app) => {
     url: '/v1/stream',
     schema: {
       tags: ['runs'],
+      operationId: 'openStream',
       summary: 'Streamed input over WebSocket (see docs/events.md); plain HTTP gets 426',
       response: problemResponses(401, 426, 503),
     },

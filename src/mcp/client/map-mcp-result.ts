@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { CallToolResult, ContentBlock, EmbeddedResource, ResourceLink } from '@modelcontextprotocol/sdk/types.js'
-import type { ResultContentBlock } from '../../messages/content-blocks.js'
+import { IMAGE_MEDIA_TYPES, type ImageMediaType, type ResultContentBlock } from '../../messages/content-blocks.js'
 import type { MappedToolResult } from '../../tool/tool.js'
 
-/** The image types the Messages API accepts; anything else would make the next API call fail. */
-const API_IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
+const isApiImageType = (mimeType: string | undefined): mimeType is ImageMediaType =>
+  (IMAGE_MEDIA_TYPES as readonly (string | undefined)[]).includes(mimeType)
 
 function base64Bytes(data: string): number {
   const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0
@@ -13,7 +13,7 @@ function base64Bytes(data: string): number {
 
 const text = (value: string): ResultContentBlock => ({ type: 'text', text: value })
 
-function image(data: string, mimeType: string): ResultContentBlock {
+function image(data: string, mimeType: ImageMediaType): ResultContentBlock {
   return { type: 'image', source: { type: 'base64', media_type: mimeType, data } }
 }
 
@@ -29,7 +29,7 @@ function mapEmbedded(block: EmbeddedResource): ResultContentBlock[] {
   const resource = block.resource
   const label = `[Resource: ${resource.uri}${resource.mimeType ? ` (${resource.mimeType})` : ''}]`
   if ('text' in resource) return [text(`${label}\n${resource.text}`)]
-  if (resource.mimeType && API_IMAGE_TYPES.has(resource.mimeType)) {
+  if (isApiImageType(resource.mimeType)) {
     return [text(label), image(resource.blob, resource.mimeType)]
   }
   return [text(`${label}\nBinary content, ${base64Bytes(resource.blob)} bytes, not shown.`)]
@@ -40,7 +40,7 @@ function mapBlock(block: ContentBlock): ResultContentBlock[] {
     case 'text':
       return [text(block.text)]
     case 'image':
-      if (API_IMAGE_TYPES.has(block.mimeType)) return [image(block.data, block.mimeType)]
+      if (isApiImageType(block.mimeType)) return [image(block.data, block.mimeType)]
       return [text(`[Image (${block.mimeType}), ${base64Bytes(block.data)} bytes: not shown, unsupported image type]`)]
     case 'audio':
       return [text(`[Audio (${block.mimeType}), ${base64Bytes(block.data)} bytes: not shown, audio is not supported]`)]

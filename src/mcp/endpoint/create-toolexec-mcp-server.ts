@@ -33,7 +33,7 @@ export function createToolexecMcpServer(backend: ToolexecMcpBackend, info: { nam
     tools: (await backend.listTools()).map((definition) => ({
       name: definition.name,
       description: definition.description,
-      inputSchema: definition.input_schema as { type: 'object'; [key: string]: unknown },
+      inputSchema: definition.input_schema,
     })),
   }))
 

@@ -1,7 +1,7 @@
 import { type FileHandle, open } from 'node:fs/promises'
 import path from 'node:path'
 
-type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'
+import type { ImageMediaType } from '../../messages/content-blocks.js'
 
 export type FileKind = { kind: 'text' } | { kind: 'image'; mediaType: ImageMediaType } | { kind: 'binary'; why: string }
 

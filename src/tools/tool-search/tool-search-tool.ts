@@ -24,7 +24,7 @@ export type ToolSearchInput = z.infer<typeof ToolSearchInputSchema>
 export type ToolSearchOutput = {
   query: string
   totalDeferredTools: number
-  tools: { name: string; description: string; input_schema: { [key: string]: unknown } }[]
+  tools: { name: string; description: string; input_schema: { type: 'object'; [key: string]: unknown } }[]
 }
 
 const PROMPT = `Finds deferred tools and returns their full definitions so you can call them.
