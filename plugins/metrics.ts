@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { Counter } from 'prom-client'
 import { createRunMetrics } from '../src/metrics/run-metrics.js'
 
 declare module 'fastify' {
@@ -12,8 +13,18 @@ export const metricsPlugin = fp(
   async (app) => {
     const metrics = createRunMetrics({ isKnownTool: (name) => app.toolPool.isKnownTool(name) })
     app.decorate('metrics', metrics)
+    const blobHealth = app.blobStore.health
+    new Counter({
+      name: 'toolexec_blob_write_failures_total',
+      help: 'Blob writes the file system refused (full or read-only blob directory)',
+      registers: [metrics.registry],
+      collect() {
+        this.reset()
+        this.inc(blobHealth.failures)
+      },
+    })
     const stop = app.runManager.onEvent((event) => metrics.observe(event))
     app.addHook('onClose', async () => stop())
   },
-  { name: 'metrics', dependencies: ['run-manager', 'tool-pool'] },
+  { name: 'metrics', dependencies: ['run-manager', 'tool-pool', 'blob-store'] },
 )
