@@ -23,6 +23,7 @@ export const errorsPlugin = fp(
 
 function sendProblem(reply: FastifyReply, error: ApiError) {
   if (error.status === 401) reply.header('www-authenticate', 'Bearer')
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds))
   // Pre-serialised: a route's response schema for this status must not reshape the problem.
   return reply
     .code(error.status)

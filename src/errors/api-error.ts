@@ -8,14 +8,18 @@ export class ApiError extends Error {
   override name = 'ApiError'
   readonly status: number
   readonly title: string
+  /** Sent as `Retry-After` (seconds) on refusals that clear by themselves (docs/adr/0120-admission-control.md). */
+  readonly retryAfterSeconds: number | undefined
 
   constructor(
     readonly code: ErrorCode,
     detail: string,
+    options: { retryAfterSeconds?: number } = {},
   ) {
     super(detail)
     this.status = ERROR_CATALOGUE[code].status
     this.title = ERROR_CATALOGUE[code].title
+    this.retryAfterSeconds = options.retryAfterSeconds
   }
 }
 
