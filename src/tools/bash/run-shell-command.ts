@@ -4,6 +4,7 @@ import { type Containment, containedShellArgv } from './containment.js'
 import { killProcessGroup } from './kill-process-group.js'
 import type { OutputCollector } from './output-collector.js'
 import { BWRAP_COMMAND, bubblewrapArguments, type SandboxLayout } from './sandbox.js'
+import { spawnTurn } from './spawn-turn.js'
 
 export type ShellRunOptions = {
   command: string
@@ -90,6 +91,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   const argv = options.sandbox
     ? [BWRAP_COMMAND, ...bubblewrapArguments(options.sandbox), ...shell]
     : containedShellArgv(options.containment ?? 'process-group', MERGE_STDERR, options.command)
+  await spawnTurn()
   const child = spawn(argv[0] as string, argv.slice(1), {
     cwd: options.cwd,
     env: options.env ?? commandEnvironment(),
