@@ -3,6 +3,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import { authPlugin } from './plugins/auth.js'
 import { blobStorePlugin } from './plugins/blob-store.js'
+import { capacityMetricsPlugin } from './plugins/capacity-metrics.js'
 import { configPlugin } from './plugins/config.js'
 import { contentTypesPlugin } from './plugins/content-types.js'
 import { errorsPlugin } from './plugins/errors.js'
@@ -87,6 +88,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(mcpServersPlugin, { tools: options.mcpTools })
   await app.register(toolPoolPlugin, { baseTools: options.baseTools, extraTools: options.extraTools })
   await app.register(runManagerPlugin, { createExecutor: options.createExecutor })
+  await app.register(capacityMetricsPlugin)
   // Before auth: its onRequest hook must see an upgrade request before auth can refuse it.
   await app.register(websocketPlugin)
   // Before auth: a page's request is refused whatever key it carries (docs/security.md).

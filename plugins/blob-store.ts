@@ -1,10 +1,11 @@
 import fp from 'fastify-plugin'
+import { watchBlobHealth } from '../src/results/blob-health.js'
 import type { BlobStore } from '../src/results/blob-store.js'
 import { createFileBlobStore } from '../src/results/file-blob-store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    blobStore: ReturnType<typeof createFileBlobStore>
+    blobStore: ReturnType<typeof watchBlobHealth<ReturnType<typeof createFileBlobStore>>>
   }
 }
 
@@ -12,11 +13,14 @@ declare module 'fastify' {
 export const blobStorePlugin = fp(
   async (app) => {
     const { blobDir, blobTtlMs, sweepIntervalMs } = app.config
-    const blobStore = createFileBlobStore({
-      root: blobDir,
-      ttlMs: blobTtlMs,
-      onSweepError: (error) => app.log.error({ err: error }, 'sweeping blobs failed'),
-    })
+    const blobStore = watchBlobHealth(
+      createFileBlobStore({
+        root: blobDir,
+        ttlMs: blobTtlMs,
+        onSweepError: (error) => app.log.error({ err: error }, 'sweeping blobs failed'),
+      }),
+      blobDir,
+    )
     blobStore.startSweeper(sweepIntervalMs)
     app.decorate(
       'blobStore',

@@ -24,6 +24,7 @@ export const errorsPlugin = fp(
 
 function sendProblem(reply: FastifyReply, error: ApiError) {
   if (error.status === 401) reply.header('www-authenticate', 'Bearer')
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds))
   // Pre-serialised: a route's response schema for this status must not reshape the problem.
   return reply
     .code(error.status)
@@ -37,7 +38,7 @@ function toApiError(error: FastifyError, maxBodyBytes: number, request: FastifyR
     const where = error.validationContext ?? 'request'
     const data = (request as unknown as Record<string, unknown>)[where]
     const issues = requestIssues(where, error.validation as ValidationFailure[], data)
-    return new ApiError('invalid_request', describeIssues(issues), issues)
+    return new ApiError('invalid_request', describeIssues(issues), { issues })
   }
   if (isResponseSerializationError(error))
     return new ApiError('internal_error', 'The response did not match its schema')

@@ -4,11 +4,14 @@ import { createRunExecutor } from '../src/executor/run-executor.js'
 import type { RunExecutor, RunExecutorOptions } from '../src/executor/run-executor-types.js'
 import { createHookRunner } from '../src/hooks/create-hook-runner.js'
 import { createPermissionGate } from '../src/permissions/create-permission-gate.js'
+import { createAdmission } from '../src/runs/admission.js'
 import { createRunManager } from '../src/runs/run-manager.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     runManager: ReturnType<typeof createRunManager>
+    /** Caps on open runs and calls in flight (docs/adr/0120-admission-control.md). */
+    admission: ReturnType<typeof createAdmission>
   }
 }
 
@@ -25,6 +28,7 @@ export type RunManagerPluginOptions = {
 export const runManagerPlugin = fp<RunManagerPluginOptions>(
   async (app, options) => {
     const { config } = app
+    const admission = createAdmission(config.admission)
     const runManager = createRunManager({
       stores: app.stores,
       sessions: app.sessions,
@@ -40,6 +44,7 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
         logger: app.log,
         onFailure: (event) => app.metrics.hookFailed(event),
       }),
+      admission,
       limits: {
         maxToolUseConcurrency: config.maxToolUseConcurrency,
         maxResultChars: config.maxResultChars,
@@ -49,6 +54,7 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
       logger: app.log,
     })
     app.decorate('runManager', runManager)
+    app.decorate('admission', admission)
     app.addHook('preClose', async () => {
       if (runManager.activeCount > 0) app.log.info({ runs: runManager.activeCount }, 'draining runs before shutdown')
       await runManager.shutdown(config.shutdownGraceMs)

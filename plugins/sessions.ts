@@ -24,6 +24,7 @@ export const sessionsPlugin = fp(
       workspaceOf: (tenant) => tenantWorkspace(workspace, tenant, authEnabled),
       environmentOf: (tenant) => ({
         sandbox: app.sandbox.sandbox,
+        containment: app.sandbox.containment,
         multiTenant,
         blobDirectory: app.blobStore.directory(tenant),
         commandEnvironment: bashEnvironment,

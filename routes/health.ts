@@ -6,6 +6,16 @@ import { McpServerStateSchema, toMcpServerStateBody } from './v1/mcp-server-sche
 const StatusSchema = z.object({ status: z.string() })
 const ReadinessSchema = StatusSchema.extend({
   mcp_servers: z.array(McpServerStateSchema).describe('A failed MCP server does not make the service unready'),
+  blob_storage: z
+    .object({
+      writable: z.boolean().describe('A probe file could be written in TOOLEXEC_BLOB_DIR just now'),
+      write_failures: z.number().int().describe('Blob writes refused by the file system since start'),
+      last_error: z.string().optional().describe('The last refusal (ENOSPC, EROFS, …) until a write succeeds'),
+    })
+    .describe('An unwritable blob directory makes the service unready: oversized Bash output would fail'),
+  bash_containment: z
+    .enum(['bwrap', 'pid-namespace', 'process-group'])
+    .describe("What ends a Bash command's processes with the call (docs/reliability.md)"),
 })
 
 /** Liveness and readiness probes; readiness fails while the server drains for shutdown. */
@@ -25,20 +35,29 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: {
       tags: ['operations'],
       operationId: 'getReadiness',
-      summary: 'Readiness: 503 while shutting down',
+      summary: 'Readiness: 503 while shutting down or while the blob directory takes no writes',
       security: [],
       response: {
         200: jsonResponse('Ready', ReadinessSchema),
-        503: jsonResponse('Draining for shutdown', ReadinessSchema),
+        503: jsonResponse('Draining for shutdown, or the blob directory is not writable', ReadinessSchema),
       },
     },
     handler: async (_request, reply) => {
       const draining = app.runManager.shuttingDown
+      const { health } = app.blobStore
+      const probe = await health.probe()
+      const lastError = probe.error ?? health.lastError
       const body = {
-        status: draining ? 'shutting_down' : 'ready',
+        status: draining ? 'shutting_down' : probe.writable ? 'ready' : 'blob_storage_unwritable',
         mcp_servers: app.mcpServers.states().map(toMcpServerStateBody),
+        blob_storage: {
+          writable: probe.writable,
+          write_failures: health.failures,
+          ...(lastError === undefined ? {} : { last_error: lastError }),
+        },
+        bash_containment: app.sandbox.containment,
       }
-      return reply.code(draining ? 503 : 200).send(body)
+      return reply.code(draining || !probe.writable ? 503 : 200).send(body)
     },
   })
 }

@@ -36,7 +36,8 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict',
   413: 'Too large',
   426: 'WebSocket upgrade required',
-  503: 'Shutting down',
+  429: 'Tenant over its share (tenant_over_capacity, too_many_subscribers); see Retry-After',
+  503: 'Shutting down, or at capacity (server_at_capacity; see Retry-After)',
 }
 
 /** The problem+json responses a route documents, by status. */

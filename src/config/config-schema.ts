@@ -49,4 +49,12 @@ export const EnvSchema = z.object({
   TOOLEXEC_WS_PING_INTERVAL_MS: milliseconds(30 * SECOND),
   TOOLEXEC_PERMISSION_TIMEOUT_MS: milliseconds(MINUTE),
   TOOLEXEC_MAX_RESULT_CHARS: count(200_000),
+  // Admission and subscribers (docs/reliability.md); per-tenant caps default to the instance's.
+  TOOLEXEC_MAX_OPEN_RUNS: count(256),
+  TOOLEXEC_MAX_OPEN_RUNS_PER_TENANT: z.coerce.number().int().min(1).optional(),
+  TOOLEXEC_MAX_CALLS_IN_FLIGHT: count(1024),
+  TOOLEXEC_MAX_CALLS_IN_FLIGHT_PER_TENANT: z.coerce.number().int().min(1).optional(),
+  TOOLEXEC_MAX_SUBSCRIBER_BUFFER_BYTES: count(4 * MIB),
+  TOOLEXEC_MAX_SUBSCRIBERS_PER_RUN: count(16),
+  TOOLEXEC_MAX_SUBSCRIBERS_PER_TENANT: count(256),
 })

@@ -65,6 +65,19 @@ export function createConfigSchema(cwd: string) {
       wsPingIntervalMs: env.TOOLEXEC_WS_PING_INTERVAL_MS,
       permissionTimeoutMs: env.TOOLEXEC_PERMISSION_TIMEOUT_MS,
       maxResultChars: env.TOOLEXEC_MAX_RESULT_CHARS,
+      /** Admission caps: past them a run is refused with 503/429 and Retry-After (docs/adr/0120-admission-control.md). */
+      admission: {
+        maxOpenRuns: env.TOOLEXEC_MAX_OPEN_RUNS,
+        maxOpenRunsPerTenant: env.TOOLEXEC_MAX_OPEN_RUNS_PER_TENANT ?? env.TOOLEXEC_MAX_OPEN_RUNS,
+        maxCallsInFlight: env.TOOLEXEC_MAX_CALLS_IN_FLIGHT,
+        maxCallsInFlightPerTenant: env.TOOLEXEC_MAX_CALLS_IN_FLIGHT_PER_TENANT ?? env.TOOLEXEC_MAX_CALLS_IN_FLIGHT,
+      },
+      /** Slow event subscribers (docs/adr/0126-slow-subscribers-are-cut-off-by-bytes.md). */
+      subscribers: {
+        maxBufferBytes: env.TOOLEXEC_MAX_SUBSCRIBER_BUFFER_BYTES,
+        maxPerRun: env.TOOLEXEC_MAX_SUBSCRIBERS_PER_RUN,
+        maxPerTenant: env.TOOLEXEC_MAX_SUBSCRIBERS_PER_TENANT,
+      },
       /** Problems that did not stop the start; logged once the logger exists. */
       startupWarnings: startupWarnings as readonly string[],
     }

@@ -9,16 +9,24 @@ export class ApiError extends Error {
   override name = 'ApiError'
   readonly status: number
   readonly title: string
+  /** Sent as `Retry-After` (seconds) on refusals that clear by themselves (docs/adr/0120-admission-control.md). */
+  readonly retryAfterSeconds: number | undefined
+  readonly issues: readonly RequestIssue[] | undefined
 
   constructor(
     readonly code: ErrorCode,
     detail: string,
-    /** Validation problems, one per field, for clients that map them back to their input. */
-    readonly issues?: readonly RequestIssue[],
+    options: {
+      /** Validation problems, one per field, for clients that map them back to their input. */
+      issues?: readonly RequestIssue[]
+      retryAfterSeconds?: number
+    } = {},
   ) {
     super(detail)
     this.status = ERROR_CATALOGUE[code].status
     this.title = ERROR_CATALOGUE[code].title
+    this.retryAfterSeconds = options.retryAfterSeconds
+    this.issues = options.issues
   }
 }
 

@@ -31,6 +31,9 @@ export const ERROR_CATALOGUE = {
   idempotency_key_reused: { status: 409, title: 'Idempotency-Key reused with another body' },
   session_busy: { status: 409, title: 'Session has a run in progress' },
   websocket_required: { status: 426, title: 'WebSocket upgrade required' },
+  // Load: refused at once with Retry-After, never queued (docs/adr/0120-admission-control.md).
+  tenant_over_capacity: { status: 429, title: 'Tenant over its share of the server' },
+  too_many_subscribers: { status: 429, title: 'Too many event subscribers' },
   // WebSocket frames (sent as `{type: "error", code, message}`; the socket stays open).
   invalid_frame: { status: 400, title: 'Invalid frame' },
   frame_too_large: { status: 413, title: 'Frame too large' },
@@ -39,6 +42,7 @@ export const ERROR_CATALOGUE = {
   input_ended: { status: 409, title: 'Input already ended' },
   // The server itself.
   shutting_down: { status: 503, title: 'Server shutting down' },
+  server_at_capacity: { status: 503, title: 'Server at capacity' },
   internal_error: { status: 500, title: 'Internal server error' },
 } as const satisfies Record<string, { status: number; title: string }>
 

@@ -26,6 +26,11 @@ type Extra = { tool_response?: unknown; error?: string }
 
 const DEFAULT_HOOK_TIMEOUT_MS = 60_000
 
+/** The model's text: the hook's own command or URL stays in the log, not in the result. */
+function failedClosedReason(error: string): string {
+  return `A PreToolUse hook failed (${error.slice(0, 300)}), and a failing PreToolUse hook denies the call (fail-closed). The operator can set "onError": "allow" on that hook to let calls run when it fails.`
+}
+
 function describeHook(hook: HookDefinition): string {
   return hook.type === 'command' ? `command: ${hook.command.slice(0, 200)}` : `http: ${hook.url}`
 }
@@ -53,7 +58,8 @@ function payloadOf(event: HookEventName, tool: AnyTool, input: Input, context: T
  * Builds the HookRunner the executor calls from the `hooks` section of the settings file.
  * Hooks whose matcher fits the tool name run in parallel (command hooks with `sh -c`, HTTP
  * hooks with a POST), each under its own timeout; their verdicts are combined in config order.
- * A failing hook is logged and ignored: only an explicit answer can block or deny.
+ * A failing hook is logged; a failing PreToolUse hook denies the call unless its entry says
+ * `"onError": "allow"` (docs/adr/0124-pre-tool-use-hooks-fail-closed.md), other events go on.
  */
 export function createHookRunner(config: HooksConfig | undefined, options: HookRunnerOptions = {}): HookRunner {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS
@@ -85,12 +91,17 @@ export function createHookRunner(config: HooksConfig | undefined, options: HookR
     )
     return runs.flatMap((result, index): HookVerdict[] => {
       if (result.ok) return [result.verdict]
+      const hook = hooks[index] as HookDefinition
       const details = {
         event,
         tool: tool.name,
         toolUseId: context.toolUseId,
-        hook: describeHook(hooks[index] as HookDefinition),
+        hook: describeHook(hook),
         error: result.error,
+      }
+      if (event === 'PreToolUse' && hook.onError !== 'allow') {
+        options.logger?.warn(details, 'PreToolUse hook failed; failing closed: the call is denied')
+        return [{ permissionDecision: 'deny', reason: failedClosedReason(result.error) }]
       }
       options.logger?.warn(details, 'hook failed (non-blocking); the call continues')
       options.onFailure?.(event)

@@ -4,11 +4,20 @@ import { hookMatcherError } from './hook-matcher.js'
 /** Seconds, like Claude Code's settings; the runner's default is 60. */
 const TimeoutSchema = z.number().positive().max(3600).optional()
 
+/**
+ * What a PreToolUse hook that fails (times out, crashes, answers garbage) means: `deny` (the
+ * default: a policy hook that hangs must not be bypassed) or `allow` (the call goes on as if the
+ * hook had no opinion). Post hooks never block, so it does not apply to them
+ * (docs/adr/0124-pre-tool-use-hooks-fail-closed.md).
+ */
+const OnErrorSchema = z.enum(['deny', 'allow']).optional()
+
 const CommandHookSchema = z.strictObject({
   type: z.literal('command'),
   /** Run with `sh -c` in the session cwd; the event JSON arrives on stdin. */
   command: z.string().min(1),
   timeout: TimeoutSchema,
+  onError: OnErrorSchema,
 })
 
 const HttpHookSchema = z.strictObject({
@@ -18,6 +27,7 @@ const HttpHookSchema = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
   allowedEnvVars: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional(),
   timeout: TimeoutSchema,
+  onError: OnErrorSchema,
 })
 export type HttpHook = z.infer<typeof HttpHookSchema>
 

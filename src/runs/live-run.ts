@@ -43,6 +43,8 @@ export type LiveRunSpec = {
   runOptions: RunOptions
   permissionTimeoutMs: number | undefined
   idempotencyKey?: string
+  /** The session was made for this run alone (no session_id): it ends with the run (docs/adr/0125-ephemeral-sessions-end-with-their-run.md). */
+  ephemeralSession?: boolean
   logger: Logger
 }
 
@@ -145,7 +147,8 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
           expiresAt: finishedAt + dependencies.runTtlMs,
         })
       } finally {
-        await sessions.release(session, runId, outcome.context)
+        if (spec.ephemeralSession) await sessions.delete(tenant, session.sessionId)
+        else await sessions.release(session, runId, outcome.context)
       }
       store(completion ?? { type: 'run.completed', status: outcome.status })
       await writes.idle()

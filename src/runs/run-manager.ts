@@ -12,6 +12,7 @@ import type { SessionService } from '../sessions/session-service.js'
 import type { RunMode, RunRecord } from '../stores/run-store.js'
 import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
+import type { Admission } from './admission.js'
 import { type LiveRun, launchRun, type PermissionGateFactory } from './live-run.js'
 import type { PermissionAnswer } from './permission-broker.js'
 import type { PreparedInput } from './run-input.js'
@@ -38,6 +39,8 @@ export type RunManagerOptions = {
   createExecutor: (options: RunExecutorOptions) => RunExecutor
   permissionGateFor?: PermissionGateFactory
   hooks?: HookRunner
+  /** Caps on open runs and calls in flight; absent: unbounded (unit tests). */
+  admission?: Admission
   limits: { maxToolUseConcurrency: number; maxResultChars: number; permissionTimeoutMs: number; runTtlMs: number }
   logger?: Logger
   now?: () => number
@@ -55,6 +58,7 @@ export function createRunManager(options: RunManagerOptions) {
   /** Runs between their idempotency claim and their launch: a concurrent retry waits on these. */
   const starting = new Map<string, Promise<LiveRun>>()
   const observers = new Set<(event: RunEvent, tenant: string) => void>()
+  const tickets = new Map<string, ReturnType<Admission['admit']>>()
   let shuttingDown = false
   let drained: Promise<void> | undefined
 
@@ -67,6 +71,7 @@ export function createRunManager(options: RunManagerOptions) {
     runTtlMs: limits.runTtlMs,
     now,
     observe: (event: RunEvent, tenant: string) => {
+      if (event.type === 'tool.result') tickets.get(event.run_id)?.callAnswered()
       for (const observer of observers) observer(event, tenant)
     },
   }
@@ -74,9 +79,16 @@ export function createRunManager(options: RunManagerOptions) {
   async function launch(request: StartRunRequest, runId: string): Promise<LiveRun> {
     if (shuttingDown) throw new ApiError('shutting_down', 'The server is shutting down and takes no new runs')
     const { tenant } = request
-    const session = request.sessionId
-      ? await sessions.claim(tenant, request.sessionId, runId)
-      : await sessions.create(tenant).then((fresh) => sessions.claim(tenant, fresh.sessionId, runId))
+    const ticket = options.admission?.admit(tenant, request.input.blocks.length)
+    if (ticket) tickets.set(runId, ticket)
+    const released = () => {
+      tickets.delete(runId)
+      ticket?.release()
+    }
+    const session = await claimSession(request, runId).catch((error: unknown) => {
+      released()
+      throw error
+    })
     const logger = (request.logger ?? baseLogger).child({ runId, sessionId: session.sessionId })
     try {
       const run = await launchRun(dependencies, {
@@ -88,16 +100,29 @@ export function createRunManager(options: RunManagerOptions) {
         runOptions: runOptionsOf(request.options, limits),
         permissionTimeoutMs: permissionTimeoutOf(request.mode, request.options, limits),
         ...(request.idempotency ? { idempotencyKey: request.idempotency.key } : {}),
+        ephemeralSession: request.sessionId === undefined,
         logger,
       })
       live.set(runId, run)
-      void run.finished.finally(() => live.delete(runId))
+      void run.finished.finally(() => {
+        live.delete(runId)
+        released()
+      })
       logger.info({ mode: request.mode, blocks: request.input.blocks.length }, 'run started')
       return run
     } catch (error) {
-      await sessions.release(session, runId)
+      released()
+      if (request.sessionId === undefined) await sessions.delete(tenant, session.sessionId)
+      else await sessions.release(session, runId)
       throw error
     }
+  }
+
+  function claimSession(request: StartRunRequest, runId: string) {
+    const { tenant } = request
+    return request.sessionId
+      ? sessions.claim(tenant, request.sessionId, runId)
+      : sessions.create(tenant).then((fresh) => sessions.claim(tenant, fresh.sessionId, runId))
   }
 
   async function replay(tenant: string, runId: string): Promise<RunHandle> {

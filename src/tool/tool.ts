@@ -29,6 +29,8 @@ export type ToolEnvironment = {
   readonly sandbox: 'bwrap' | 'off'
   /** More than one tenant: Bash must not run outside the sandbox. */
   readonly multiTenant: boolean
+  /** What keeps a command's processes together without bubblewrap (default `process-group`). */
+  readonly containment?: 'bwrap' | 'pid-namespace' | 'process-group'
   /** The tenant's blob directory: readable by Read as an extra working directory. */
   readonly blobDirectory: string
   /** What Bash runs with (commandEnvironment); absent: the minimal set, nothing passed through. */

@@ -41,7 +41,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 503 while shutting down */
+        /** Readiness: 503 while shutting down or while the blob directory takes no writes */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -356,7 +356,7 @@ export interface components {
              * @description Stable error code; see docs/api.md
              * @enum {string}
              */
-            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "internal_error";
+            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "internal_error";
             detail: string;
             /** @description invalid_request from schema validation: one entry per problem */
             errors?: {
@@ -682,19 +682,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description What ends a Bash command's processes with the call (docs/reliability.md)
+                         * @enum {string}
+                         */
+                        bash_containment: "bwrap" | "pid-namespace" | "process-group";
+                        /** @description An unwritable blob directory makes the service unready: oversized Bash output would fail */
+                        blob_storage: {
+                            /** @description The last refusal (ENOSPC, EROFS, …) until a write succeeds */
+                            last_error?: string;
+                            /** @description A probe file could be written in TOOLEXEC_BLOB_DIR just now */
+                            writable: boolean;
+                            /** @description Blob writes refused by the file system since start */
+                            write_failures: number;
+                        };
                         /** @description A failed MCP server does not make the service unready */
                         mcp_servers: components["schemas"]["McpServerState"][];
                         status: string;
                     };
                 };
             };
-            /** @description Draining for shutdown */
+            /** @description Draining for shutdown, or the blob directory is not writable */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description What ends a Bash command's processes with the call (docs/reliability.md)
+                         * @enum {string}
+                         */
+                        bash_containment: "bwrap" | "pid-namespace" | "process-group";
+                        /** @description An unwritable blob directory makes the service unready: oversized Bash output would fail */
+                        blob_storage: {
+                            /** @description The last refusal (ENOSPC, EROFS, …) until a write succeeds */
+                            last_error?: string;
+                            /** @description A probe file could be written in TOOLEXEC_BLOB_DIR just now */
+                            writable: boolean;
+                            /** @description Blob writes refused by the file system since start */
+                            write_failures: number;
+                        };
                         /** @description A failed MCP server does not make the service unready */
                         mcp_servers: components["schemas"]["McpServerState"][];
                         status: string;
@@ -880,7 +908,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Shutting down */
+            /** @description Tenant over its share (tenant_over_capacity, too_many_subscribers); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Shutting down, or at capacity (server_at_capacity; see Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1047,6 +1084,15 @@ export interface operations {
             };
             /** @description WebSocket upgrade required */
             426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Tenant over its share (tenant_over_capacity, too_many_subscribers); see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1271,7 +1317,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Shutting down */
+            /** @description Tenant over its share (tenant_over_capacity, too_many_subscribers); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Shutting down, or at capacity (server_at_capacity; see Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;

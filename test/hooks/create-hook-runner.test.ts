@@ -35,11 +35,13 @@ async function script(body: string): Promise<string> {
   return file
 }
 
-const command = (file: string, timeout?: number) => ({
+const command = (file: string, timeout?: number, onError?: 'allow' | 'deny') => ({
   type: 'command' as const,
   command: file,
   ...(timeout ? { timeout } : {}),
+  ...(onError ? { onError } : {}),
 })
+const FAILED_CLOSED = expect.stringContaining('denies the call (fail-closed)')
 const pre = (...hooks: ReturnType<typeof command>[]): HooksConfig => ({ PreToolUse: [{ matcher: 'Bash', hooks }] })
 const json = (value: unknown) => `cat > /dev/null\necho '${JSON.stringify(value)}'`
 const deny = (reason: string) =>
@@ -158,9 +160,23 @@ describe('command hooks', () => {
     })
   })
 
-  it('other exit codes and bad JSON are logged and ignored', async () => {
+  it('other exit codes and bad JSON deny the call by default (fail-closed)', async () => {
+    const hooks = pre(command(await script('echo oops >&2\nexit 1')))
+    const outcome = await createHookRunner(hooks, { logger: logger() }).preToolUse(
+      bashTool,
+      { command: 'ls' },
+      makeContext(workspace),
+    )
+    expect(outcome).toEqual({ permissionDecision: 'deny', permissionDecisionReason: FAILED_CLOSED })
+    expect(outcome.permissionDecisionReason).toContain('exited with code 1: oops')
+  })
+
+  it('with onError allow, other exit codes and bad JSON are logged and ignored', async () => {
     const log = logger()
-    const hooks = pre(command(await script('echo oops >&2\nexit 1')), command(await script('echo "{not json"')))
+    const hooks = pre(
+      command(await script('echo oops >&2\nexit 1'), undefined, 'allow'),
+      command(await script('echo "{not json"'), undefined, 'allow'),
+    )
     expect(
       await createHookRunner(hooks, { logger: log }).preToolUse(bashTool, { command: 'ls' }, makeContext(workspace)),
     ).toEqual({})
@@ -168,12 +184,14 @@ describe('command hooks', () => {
     expect(errors).toEqual(['exited with code 1: oops', expect.stringContaining('printed invalid JSON')])
   })
 
-  it('kills a hung hook and its children at the timeout, as a non-blocking error', async () => {
+  it('kills a hung hook and its children at the timeout, and denies the call', async () => {
     const pidFile = path.join(scripts, 'child.pid')
     const hung = await script(`sleep 30 &\necho $! > ${pidFile}\nwait`)
     const log = logger()
     const runner = createHookRunner(pre(command(hung, 0.3)), { logger: log })
-    expect(await runner.preToolUse(bashTool, { command: 'ls' }, makeContext(workspace))).toEqual({})
+    const outcome = await runner.preToolUse(bashTool, { command: 'ls' }, makeContext(workspace))
+    expect(outcome).toEqual({ permissionDecision: 'deny', permissionDecisionReason: FAILED_CLOSED })
+    expect(outcome.permissionDecisionReason).toContain('timed out after 300 ms')
     expect(log.warn.mock.calls[0]?.[0]).toMatchObject({ error: 'timed out after 300 ms and was killed' })
     const child = Number((await readFile(pidFile, 'utf8')).trim())
     await vi.waitFor(() => expect(isAlive(child)).toBe(false), { timeout: 5000, interval: 20 })
@@ -181,7 +199,7 @@ describe('command hooks', () => {
 
   it('a cancelled call kills its hooks', async () => {
     const controller = new AbortController()
-    const runner = createHookRunner(pre(command(await script('sleep 30'))), { logger: logger() })
+    const runner = createHookRunner(pre(command(await script('sleep 30'), undefined, 'allow')), { logger: logger() })
     const pending = runner.preToolUse(bashTool, { command: 'ls' }, makeContext(workspace, undefined, controller.signal))
     controller.abort()
     expect(await pending).toEqual({})
@@ -304,9 +322,18 @@ describe('HTTP hooks', () => {
     expect(last?.headers['x-other']).toBe('$SECRET')
   })
 
-  it('a failing status is a non-blocking error', async () => {
-    const log = logger()
+  it('a failing status denies by default', async () => {
     const config: HooksConfig = { PreToolUse: [{ hooks: [{ type: 'http', url: `${url}/fail` }] }] }
+    expect(
+      await createHookRunner(config, { logger: logger() }).preToolUse(bashTool, {}, makeContext(workspace)),
+    ).toEqual({ permissionDecision: 'deny', permissionDecisionReason: FAILED_CLOSED })
+  })
+
+  it('with onError allow, a failing status is a non-blocking error', async () => {
+    const log = logger()
+    const config: HooksConfig = {
+      PreToolUse: [{ hooks: [{ type: 'http', url: `${url}/fail`, onError: 'allow' }] }],
+    }
     expect(await createHookRunner(config, { logger: log }).preToolUse(bashTool, {}, makeContext(workspace))).toEqual({})
     expect(log.warn.mock.calls[0]?.[0]).toMatchObject({ error: 'answered HTTP 500' })
   })

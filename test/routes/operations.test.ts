@@ -9,7 +9,12 @@ describe('operations', () => {
   it('answers health and readiness probes', async () => {
     const { app } = await buildTestApp()
     expect((await app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' })
-    expect((await app.inject({ url: '/readyz' })).json()).toEqual({ status: 'ready', mcp_servers: [] })
+    expect((await app.inject({ url: '/readyz' })).json()).toEqual({
+      status: 'ready',
+      mcp_servers: [],
+      blob_storage: { writable: true, write_failures: 0 },
+      bash_containment: expect.stringMatching(/^(pid-namespace|process-group)$/),
+    })
   })
 
   it('counts runs and calls by tool and outcome in /metrics', async () => {

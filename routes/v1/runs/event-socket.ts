@@ -4,9 +4,6 @@ import type { RunEvent } from '../../../src/events/run-event.js'
 import { handleFramesInOrder } from '../frame-loop.js'
 import { errorFrame, type RawFrame } from '../frames.js'
 
-// A subscriber this far behind is cut off; it reconnects with ?after= and misses nothing.
-const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
-
 export type EventSocketOptions = {
   /** `onEnd`: the run is over and nothing more will come (a replay that starts past run.completed). */
   subscribe: (listener: (event: RunEvent) => void, onEnd: () => void) => Promise<() => void>
@@ -14,7 +11,12 @@ export type EventSocketOptions = {
   onFrame: (raw: RawFrame) => Promise<void>
   log: FastifyBaseLogger
   onClose?: () => void
+  /** Unsent bytes past which the subscriber is cut off (TOOLEXEC_MAX_SUBSCRIBER_BUFFER_BYTES). */
+  maxBufferedBytes: number
 }
+
+/** The close code of a subscriber too slow to keep up (docs/adr/0126-slow-subscribers-are-cut-off-by-bytes.md). */
+export const SLOW_SUBSCRIBER_CLOSE_CODE = 1013
 
 /**
  * Sends a run's events over a WebSocket as JSON text frames and closes with 1000 after
@@ -23,6 +25,8 @@ export type EventSocketOptions = {
 export function serveEventSocket(socket: WebSocket, options: EventSocketOptions): void {
   let unsubscribe: (() => void) | undefined
   let closed = false
+  /** The last event seq sent: a subscriber cut off resumes after it and misses nothing. */
+  let lastSeq = 0
 
   handleFramesInOrder(socket, { onFrame: options.onFrame, send, log: options.log, failure: 'websocket frame failed' })
   socket.on('close', () => {
@@ -33,11 +37,12 @@ export function serveEventSocket(socket: WebSocket, options: EventSocketOptions)
 
   function send(frame: object): void {
     if (socket.readyState !== socket.OPEN) return
-    if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-      socket.close(1013, 'subscriber too slow: reconnect with ?after=')
+    if (socket.bufferedAmount > options.maxBufferedBytes) {
+      socket.close(SLOW_SUBSCRIBER_CLOSE_CODE, `subscriber too slow: resume with after=${lastSeq}`)
       return
     }
     socket.send(JSON.stringify(frame))
+    if ('seq' in frame && typeof frame.seq === 'number') lastSeq = frame.seq
   }
 
   options

@@ -14,7 +14,8 @@ export async function serveEventStream(
   request: FastifyRequest,
   reply: FastifyReply,
   subscribe: (listener: (event: RunEvent) => void, onEnd: () => void) => Promise<() => void>,
-  onClose?: () => void,
+  onClose: (() => void) | undefined,
+  maxBufferedBytes: number,
 ): Promise<void> {
   const response = reply.raw
   let heartbeat: NodeJS.Timeout | undefined
@@ -23,6 +24,7 @@ export async function serveEventStream(
   let over = false
   /** Events that arrive before the head is written (the backlog). */
   let backlog: RunEvent[] | undefined = []
+  let lastSeq = 0
   const end = () => {
     if (ended) return
     ended = true
@@ -37,7 +39,17 @@ export async function serveEventStream(
       backlog.push(event)
       return
     }
+    // A reader this far behind is cut off with a last comment; EventSource resumes on its own
+    // with Last-Event-ID (docs/adr/0126-slow-subscribers-are-cut-off-by-bytes.md).
+    if (response.writableLength > maxBufferedBytes) {
+      response.write(`: subscriber too slow: resume with after=${lastSeq} or Last-Event-ID\n\n`)
+      end()
+      // A reader that reads nothing would keep the buffer: it is dropped after a grace.
+      setTimeout(() => response.destroy(), 10_000).unref()
+      return
+    }
     response.write(formatEvent(event))
+    lastSeq = event.seq
     if (event.type === 'run.completed') setImmediate(end)
   }
   request.raw.on('close', end)

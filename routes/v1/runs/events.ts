@@ -2,9 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ApiError } from '../../../src/errors/api-error.js'
 import { applyControlFrame, ControlFrameSchema } from '../../../src/runs/control-frame.js'
+import { createSubscriberLimits } from '../../../src/runs/subscriber-limits.js'
 import { problemResponses } from '../../responses.js'
 import { decodeFrame } from '../frames.js'
-import { serveEventSocket } from './event-socket.js'
+import { SLOW_SUBSCRIBER_CLOSE_CODE, serveEventSocket } from './event-socket.js'
 import { serveEventStream } from './event-stream.js'
 import { RunEventSchema } from './run-event-schema.js'
 import { RunParamsSchema } from './run-schemas.js'
@@ -16,6 +17,8 @@ const EventsQuerySchema = z.object({
 /** GET /v1/runs/{run_id}/events: WebSocket, or SSE with `Accept: text/event-stream`. */
 export const runEventsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { runManager, metrics } = app
+  const { maxBufferBytes, maxPerRun, maxPerTenant } = app.config.subscribers
+  const subscribers = createSubscriberLimits({ maxPerRun, maxPerTenant })
   app.route({
     method: 'GET',
     url: '/v1/runs/:run_id/events',
@@ -32,12 +35,14 @@ export const runEventsRoutes: FastifyPluginAsyncZod = async (app) => {
           content: { 'text/event-stream': { schema: RunEventSchema } },
         },
         204: z.undefined().describe('SSE: the run is over and nothing comes after the requested seq'),
-        ...problemResponses(401, 404, 426),
+        ...problemResponses(401, 404, 426, 429),
       },
     },
     // Before the upgrade, so an unknown run is a plain 404 rather than a socket that closes.
+    // The subscriber caps too: a refusal is a 429 problem, not a socket closed at once.
     preHandler: async (request) => {
       await runManager.get(request.tenant, request.params.run_id)
+      subscribers.check(request.tenant, request.params.run_id)
     },
     handler: async (request, reply) => {
       if (!request.headers.accept?.includes('text/event-stream')) {
@@ -45,16 +50,34 @@ export const runEventsRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       const lastEventId = request.headers['last-event-id']
       const after = lastEventId === undefined ? request.query.after : Number(lastEventId)
+      const release = subscribers.acquire(request.tenant, request.params.run_id)
       metrics.subscriberOpened('sse')
-      await serveEventStream(
-        request,
-        reply,
-        (listener, onEnd) => runManager.subscribe(request.tenant, request.params.run_id, after, listener, onEnd),
-        () => metrics.subscriberClosed('sse'),
-      )
+      try {
+        await serveEventStream(
+          request,
+          reply,
+          (listener, onEnd) => runManager.subscribe(request.tenant, request.params.run_id, after, listener, onEnd),
+          () => {
+            release()
+            metrics.subscriberClosed('sse')
+          },
+          maxBufferBytes,
+        )
+      } catch (error) {
+        release()
+        throw error
+      }
     },
     wsHandler: (socket, request) => {
       const { tenant, params, query } = request
+      let release: () => void
+      try {
+        release = subscribers.acquire(tenant, params.run_id)
+      } catch {
+        // Lost a race with another subscriber after the preHandler's check.
+        socket.close(SLOW_SUBSCRIBER_CLOSE_CODE, 'too many subscribers: retry later')
+        return
+      }
       metrics.subscriberOpened('websocket')
       serveEventSocket(socket, {
         subscribe: (listener, onEnd) => runManager.subscribe(tenant, params.run_id, query.after, listener, onEnd),
@@ -64,7 +87,11 @@ export const runEventsRoutes: FastifyPluginAsyncZod = async (app) => {
             answer: (requestId, answer) => runManager.answerPermission(tenant, params.run_id, requestId, answer),
           }),
         log: request.log,
-        onClose: () => metrics.subscriberClosed('websocket'),
+        maxBufferedBytes: maxBufferBytes,
+        onClose: () => {
+          release()
+          metrics.subscriberClosed('websocket')
+        },
       })
     },
   })

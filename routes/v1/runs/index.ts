@@ -27,7 +27,7 @@ export const runsRoutes: FastifyPluginAsyncZod = async (app) => {
       response: {
         200: jsonResponse('wait: true — the run is over; results in block order', RunResultSchema),
         202: jsonResponse('wait: false — the run goes on; follow events_url', RunAcceptedSchema),
-        ...problemResponses(400, 401, 404, 409, 413, 503),
+        ...problemResponses(400, 401, 404, 409, 413, 429, 503),
       },
     },
     handler: async (request, reply) => {

@@ -15,7 +15,7 @@ export const streamRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['runs'],
       operationId: 'openStream',
       summary: 'Streamed input over WebSocket (see docs/events.md); plain HTTP gets 426',
-      response: problemResponses(401, 426, 503),
+      response: problemResponses(401, 426, 429, 503),
     },
     // Before the upgrade: a draining server answers a plain 503, like POST /v1/runs.
     preHandler: async () => {

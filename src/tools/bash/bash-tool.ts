@@ -74,6 +74,15 @@ async function checkWorkingDirectories(context: ToolUseContext): Promise<string 
   }
 }
 
+/**
+ * The output passed the inline limit and the blob directory refused it (full, read-only): the
+ * call fails now with the start of the output (docs/adr/0122-unstorable-output-fails-the-call.md).
+ */
+function unstorableOutputMessage(error: Error): string {
+  const reason = (error as NodeJS.ErrnoException).code ?? error.message
+  return `Output too large (over ${BASH_MAX_RESULT_CHARS} characters) and it could not be stored (${reason}): the command was stopped and may have had partial effects. Only the start of the output is shown.`
+}
+
 /** The thrown error carries the blob when the output was spilled, so the run still lists it. */
 function failure(message: string, output: string, blob?: BlobRef): Error {
   return Object.assign(new Error(message), { stdout: output }, blob ? { blob } : {})
@@ -130,8 +139,13 @@ export const BashTool = buildTool({
       signal: context.abortSignal,
       output,
       sandbox,
+      ...(context.environment.containment ? { containment: context.environment.containment } : {}),
       ...(context.environment.commandEnvironment ? { env: context.environment.commandEnvironment } : {}),
     })
+    if (result.storageError) {
+      const { preview, hasMore } = buildPreview(output.start())
+      throw failure(unstorableOutputMessage(result.storageError), `${preview}${hasMore ? '\n...' : ''}`)
+    }
     const collected = await output.result()
     const text = displayText(collected)
     const spilledBlob = collected.spilled ? collected.blob : undefined

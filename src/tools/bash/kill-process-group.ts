@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdir, readFile } from 'node:fs/promises'
 import { setTimeout as delay } from 'node:timers/promises'
 
 const POLL_MS = 25
@@ -13,31 +13,61 @@ function groupSignalable(pgid: number): boolean {
 }
 
 /**
- * Whether a process of the group is still running. Zombies do not count: they are dead and
- * only wait for their new parent (often a container's pid 1, which may reap slowly) to collect
- * them. On Linux this reads /proc; elsewhere any member, zombie or not, counts.
+ * The process groups with a running member. Zombies do not count: they are dead and only wait
+ * for their new parent (often a container's pid 1, which may reap slowly) to collect them.
+ * Read from /proc asynchronously, and shared: every call waiting on its group in the same
+ * moment uses one scan, so hundreds of ending calls cost one pass rather than hundreds of
+ * synchronous ones on the event loop (docs/adr/0121-spawn-and-reap-off-the-event-loop.md).
  */
-function isProcessGroupAlive(pgid: number): boolean {
-  if (!groupSignalable(pgid)) return false
+type Groups = Set<number> | null
+let running: Promise<Groups> | undefined
+let queued: Promise<Groups> | undefined
+
+/** A scan that started before the caller asked may miss its newest processes: join the next one. */
+function liveGroups(): Promise<Groups> {
+  if (!running) return startScan()
+  queued ??= running.then(() => {
+    queued = undefined
+    return startScan()
+  })
+  return queued
+}
+
+function startScan(): Promise<Groups> {
+  const scan: Promise<Groups> = scanGroups().finally(() => {
+    if (running === scan) running = undefined
+  })
+  running = scan
+  return scan
+}
+
+async function scanGroups(): Promise<Set<number> | null> {
   let entries: string[]
   try {
-    entries = readdirSync('/proc')
+    entries = await readdir('/proc')
   } catch {
-    return true
+    return null
   }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-    } catch {
-      continue
-    }
-    // Fields after the parenthesised command name: state, ppid, pgrp, …
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') return true
-  }
-  return false
+  const groups = new Set<number>()
+  await Promise.all(
+    entries
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(async (entry) => {
+        const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '')
+        if (stat === '') return
+        // Fields after the parenthesised command name: state, ppid, pgrp, …
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        if (state !== 'Z' && state !== 'X') groups.add(Number(pgrp))
+      }),
+  )
+  return groups
+}
+
+/** Whether a process of the group is still running; without /proc any member, zombie or not, counts. */
+async function isProcessGroupAlive(pgid: number): Promise<boolean> {
+  if (!groupSignalable(pgid)) return false
+  const groups = await liveGroups()
+  return groups === null || groups.has(pgid)
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
@@ -50,7 +80,7 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 
 async function waitUntilGone(pgid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
-  while (isProcessGroupAlive(pgid)) {
+  while (await isProcessGroupAlive(pgid)) {
     if (Date.now() >= deadline) return false
     await delay(POLL_MS)
   }
@@ -62,7 +92,7 @@ async function waitUntilGone(pgid: number, timeoutMs: number): Promise<boolean> 
  * (bounded) until nothing of the group runs, so a call that returns leaves no process behind.
  */
 export async function killProcessGroup(pgid: number, graceMs = 2_000): Promise<void> {
-  if (!isProcessGroupAlive(pgid)) return
+  if (!(await isProcessGroupAlive(pgid))) return
   signalGroup(pgid, 'SIGTERM')
   if (await waitUntilGone(pgid, graceMs)) return
   signalGroup(pgid, 'SIGKILL')

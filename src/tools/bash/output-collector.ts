@@ -21,6 +21,8 @@ export type CollectedOutput =
 export type OutputCollector = Writable & {
   /** Resolves once the stream has ended and any blob is closed. */
   result(): Promise<CollectedOutput>
+  /** The start of the output seen so far (for a preview when the blob could not be written). */
+  start(): string
 }
 
 /**
@@ -58,6 +60,9 @@ export function createOutputCollector(options: OutputCollectorOptions): OutputCo
   }
   const writeToBlob = async (chunk: Buffer) => {
     const stream = (blob as BlobStream).stream
+    // A stream that already failed (ENOSPC, EROFS) never drains: waiting would hold the command
+    // until its timeout (docs/adr/0122-unstorable-output-fails-the-call.md).
+    if (stream.errored) throw stream.errored
     if (!stream.write(chunk)) await once(stream, 'drain')
   }
 
@@ -119,5 +124,6 @@ export function createOutputCollector(options: OutputCollectorOptions): OutputCo
   })
   done.catch(() => undefined)
   collector.result = () => done
+  collector.start = () => (blob || head !== '' ? head : text.slice(0, thresholdChars))
   return collector
 }

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { type Containment, containedShellArgv } from './containment.js'
 import { killProcessGroup } from './kill-process-group.js'
 import type { OutputCollector } from './output-collector.js'
 import { BWRAP_COMMAND, bubblewrapArguments, type SandboxLayout } from './sandbox.js'
+import { spawnTurn } from './spawn-turn.js'
 
 export type ShellRunOptions = {
   command: string
@@ -15,12 +17,16 @@ export type ShellRunOptions = {
   sandbox: SandboxLayout | null
   /** Default: commandEnvironment() of the service's environment, nothing passed through. */
   env?: Readonly<Record<string, string>>
+  /** Without a sandbox, what holds the command's processes (default `process-group`). */
+  containment?: Containment
 }
 
 export type ShellRunResult = {
   exitCode: number
   timedOut: boolean
   aborted: boolean
+  /** The output could not be stored (blob directory full or read-only): the command was stopped. */
+  storageError?: Error
 }
 
 // The outer bash execs the real one with stderr on stdout: one pipe, so the two streams
@@ -82,7 +88,10 @@ function signalExitCode(signal: NodeJS.Signals | null): number {
 export async function runShellCommand(options: ShellRunOptions): Promise<ShellRunResult> {
   const { output, signal } = options
   const shell = ['bash', '-c', MERGE_STDERR, 'bash', options.command]
-  const argv = options.sandbox ? [BWRAP_COMMAND, ...bubblewrapArguments(options.sandbox), ...shell] : shell
+  const argv = options.sandbox
+    ? [BWRAP_COMMAND, ...bubblewrapArguments(options.sandbox), ...shell]
+    : containedShellArgv(options.containment ?? 'process-group', MERGE_STDERR, options.command)
+  await spawnTurn()
   const child = spawn(argv[0] as string, argv.slice(1), {
     cwd: options.cwd,
     env: options.env ?? commandEnvironment(),
@@ -109,6 +118,13 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   }
   signal.addEventListener('abort', onAbort, { once: true })
   if (signal.aborted) onAbort()
+  // Output that cannot be stored stops the command at once, rather than leaving it blocked on a
+  // full pipe until its timeout (docs/adr/0122-unstorable-output-fails-the-call.md).
+  let storageError: Error | undefined
+  output.once('error', (error) => {
+    storageError = error
+    kill()
+  })
 
   try {
     child.stdout.pipe(output, { end: false })
@@ -117,9 +133,13 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     // Background jobs would hold the pipe open (and outlive the call): they go with the shell.
     kill()
     await Promise.all([closed, killing])
+    const exitCode = code ?? signalExitCode(exitSignal)
+    if (storageError) return { exitCode, timedOut, aborted, storageError }
     output.end()
-    await output.result()
-    return { exitCode: code ?? signalExitCode(exitSignal), timedOut, aborted }
+    await output.result().catch((error: Error) => {
+      storageError = error
+    })
+    return { exitCode, timedOut, aborted, ...(storageError ? { storageError } : {}) }
   } finally {
     clearTimeout(timer)
     signal.removeEventListener('abort', onAbort)

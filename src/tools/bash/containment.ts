@@ -1,0 +1,69 @@
+import { spawnSync } from 'node:child_process'
+
+/**
+ * What holds a Bash command's processes together so that all of them end with the call:
+ * `bwrap` (its own PID namespace), `pid-namespace` (no bubblewrap, but `unshare` gives the command
+ * a PID namespace that dies with the call and with the service), or `process-group` (only the
+ * group is killed: a command that calls `setsid` can escape). docs/adr/0123-containment-without-bubblewrap.md.
+ */
+export type Containment = 'bwrap' | 'pid-namespace' | 'process-group'
+
+/**
+ * `setpriv --pdeathsig KILL` makes `unshare` die with the service (even a SIGKILL of it);
+ * `--kill-child` kills the namespace's first process when `unshare` dies, and the kernel then
+ * kills every process of the namespace, `setsid` ones included. `--mount-proc` shows the
+ * command only its own processes.
+ */
+const PID_NAMESPACE_PREFIX = [
+  'setpriv',
+  '--pdeathsig',
+  'KILL',
+  'unshare',
+  '--pid',
+  '--fork',
+  '--kill-child',
+  '--mount-proc',
+  '--',
+] as const
+
+/**
+ * The first process of a PID namespace ignores SIGTERM unless it handles it, so a plain shell
+ * there would wait for the SIGKILL grace. This one passes SIGTERM to every process of the
+ * namespace (`kill -1` inside reaches `setsid` ones too) and exits, which ends the namespace.
+ * Output merging is the same as the plain shell's (run-shell-command.ts).
+ */
+const NAMESPACE_INIT = 'trap "kill -TERM -1 2>/dev/null; exit 143" TERM; bash -c "$1" 2>&1 & wait $!'
+
+/** The argv of `bash -c COMMAND` (stderr merged) under `containment`; bwrap builds its own. */
+export function containedShellArgv(containment: Containment, mergeScript: string, command: string): string[] {
+  if (containment === 'pid-namespace') return [...PID_NAMESPACE_PREFIX, 'bash', '-c', NAMESPACE_INIT, 'bash', command]
+  return ['bash', '-c', mergeScript, 'bash', command]
+}
+
+/**
+ * Probes, once at start, whether an unsandboxed command can get its own PID namespace here (it
+ * needs root or a user namespace that allows it). A probe that fails leaves process groups.
+ */
+export function detectContainment(sandbox: 'bwrap' | 'off'): { containment: Containment; reason: string } {
+  if (sandbox === 'bwrap') return { containment: 'bwrap', reason: 'bubblewrap PID namespace' }
+  // The host does not change while we run: one probe per process (tests build many apps).
+  probed ??= probePidNamespace()
+  return probed
+}
+
+let probed: { containment: Containment; reason: string } | undefined
+
+function probePidNamespace(): { containment: Containment; reason: string } {
+  const probe = spawnSync(PID_NAMESPACE_PREFIX[0], [...PID_NAMESPACE_PREFIX.slice(1), 'true'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  })
+  if (!probe.error && probe.status === 0) {
+    return { containment: 'pid-namespace', reason: 'unshare --pid works: each command gets a PID namespace' }
+  }
+  const why = probe.error ? probe.error.message : probe.stderr.trim() || `exit ${probe.status ?? probe.signal}`
+  return {
+    containment: 'process-group',
+    reason: `unshare --pid is not usable (${why}): only the command's process group is killed; a setsid child can outlive the call`,
+  }
+}
