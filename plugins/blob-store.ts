@@ -46,6 +46,9 @@ function countBlobBytes<Store extends BlobStore>(store: Store, onWritten: (bytes
         onWritten(blob.size)
         return blob
       })
+      // A call that gives up on a stream the disk refused (ENOSPC) may never await `finished`:
+      // its rejection is still delivered to whoever awaits it, but must not go unhandled.
+      finished.catch(() => undefined)
       return { ...opened, finished }
     },
   }
