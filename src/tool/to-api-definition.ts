@@ -10,6 +10,18 @@ export type ApiToolDefinition = {
   defer_loading?: boolean
 }
 
+/**
+ * A Messages API client tool as the API takes it: its type and name (and options such as the
+ * text editor's `max_characters`), no description or schema: the model already knows them.
+ */
+export type ClientToolDefinition = { type: string; name: string; [option: string]: unknown }
+
+/** The Messages API form of a client tool; undefined for every other tool. */
+export function toClientToolDefinition(tool: AnyTool): ClientToolDefinition | undefined {
+  if (tool.apiType === undefined) return undefined
+  return { type: tool.apiType, name: tool.name, ...tool.apiOptions }
+}
+
 const schemaCache = new WeakMap<object, { [key: string]: unknown }>()
 
 /** zod → JSON Schema once per schema; MCP tools keep their server's JSON Schema verbatim. */
