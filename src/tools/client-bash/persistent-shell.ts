@@ -94,7 +94,7 @@ export function startPersistentShell(options: PersistentShellOptions) {
     child.stdin?.write(`eval ${singleQuoted(command)} < /dev/null\nprintf '\\n%s%s\\n' '${marker.slice(1)}' "$?"\n`)
     try {
       const result = await done
-      if (result.state === 'exited' && pending !== '') call.output.write(Buffer.from(pending))
+      if (result.state !== 'finished' && pending !== '') call.output.write(Buffer.from(pending))
       if (result.state === 'timed-out' || result.state === 'aborted') await kill()
       return result
     } finally {
