@@ -176,7 +176,15 @@ describe('the Messages API client tools over HTTP', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        tool_uses: [{ type: 'tool_use', id: 'toolu_x', name: 'bash', input: { command: 'pwd' }, caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_1' } }],
+        tool_uses: [
+          {
+            type: 'tool_use',
+            id: 'toolu_x',
+            name: 'bash',
+            input: { command: 'pwd' },
+            caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_1' },
+          },
+        ],
       }),
     })
     const body = (await response.json()) as { results: Result[] }

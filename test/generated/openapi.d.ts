@@ -861,7 +861,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            tools: components["schemas"]["ToolDefinition"][];
+                            tools: (components["schemas"]["ToolDefinition"] | components["schemas"]["ClientToolDefinition"])[];
                         };
                     };
                 };
@@ -941,6 +941,20 @@ export interface components {
             /** @enum {string} */
             status: "running" | "completed" | "cancelled";
         };
+        /** @description A Messages API client tool (`bash_20250124`, `text_editor_20250728`, `memory_20250818`), with its options */
+        ClientToolDefinition: {
+            name: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A Messages API client tool (`bash_20250124`, `text_editor_20250728`, `memory_20250818`), with its options */
+        ClientToolDefinitionInput: {
+            name: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description Send exactly one of `tool_uses` or `message` */
         CreateRunRequest: {
             /** @description Per-call deadline overriding each tool's default */
@@ -1007,6 +1021,8 @@ export interface components {
                 ask?: string[];
                 deny?: string[];
             };
+            /** @description The tool sets this session's runs use (default: the operator's, else claude_code) */
+            toolsets?: ("claude_code" | "anthropic_client")[];
         };
         CreateSessionRequestInput: {
             additional_directories?: string[];
@@ -1020,6 +1036,8 @@ export interface components {
                 ask?: string[];
                 deny?: string[];
             };
+            /** @description The tool sets this session's runs use (default: the operator's, else claude_code) */
+            toolsets?: ("claude_code" | "anthropic_client")[];
         };
         McpServerState: {
             connected_at?: string;
@@ -1342,6 +1360,8 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "in_progress" | "completed";
             }[];
+            /** @description The tool sets this session's runs use (default: the operator's, else claude_code) */
+            toolsets?: ("claude_code" | "anthropic_client")[];
         };
         SessionInput: {
             active_run_id?: string;
@@ -1366,6 +1386,8 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "in_progress" | "completed";
             }[];
+            /** @description The tool sets this session's runs use (default: the operator's, else claude_code) */
+            toolsets?: ("claude_code" | "anthropic_client")[];
         };
         /** @description An Anthropic API tool definition */
         ToolDefinition: {

@@ -81,7 +81,9 @@ describe('memory tool', () => {
     expect(await use({ command: 'delete', path: '/memories/archive' })).toBe(
       'ERROR: The path /memories/archive does not exist. Please provide a valid path.',
     )
-    expect(await use({ command: 'delete', path: '/memories' })).toBe('ERROR: Cannot delete the /memories directory itself')
+    expect(await use({ command: 'delete', path: '/memories' })).toBe(
+      'ERROR: Cannot delete the /memories directory itself',
+    )
   })
 
   it('keeps each session its own /memories', async () => {

@@ -185,7 +185,11 @@ describe('str_replace_editor (text_editor_20250124): undo_edit', () => {
     await use(legacy, { command: 'view', path: file }, context)
     await use(legacy, { command: 'str_replace', path: file, old_str: 'n > 1', new_str: 'True' }, context)
     const text = await use(legacy, { command: 'undo_edit', path: file }, context)
-    expect(text.startsWith(`Last edit to ${file} undone successfully. Here's the result of running \`cat -n\` on ${file}:\n     1\tdef is_prime(n):`)).toBe(true)
+    expect(
+      text.startsWith(
+        `Last edit to ${file} undone successfully. Here's the result of running \`cat -n\` on ${file}:\n     1\tdef is_prime(n):`,
+      ),
+    ).toBe(true)
     expect(await readFile(file, 'utf8')).toBe(original)
     expect(legacy.name).toBe('str_replace_editor')
     expect(legacy.apiType).toBe('text_editor_20250124')
