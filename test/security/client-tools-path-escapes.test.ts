@@ -23,7 +23,7 @@ async function setup() {
     try {
       return {
         refused: false,
-        text: (await editor.call(input, context, async () => ({ behavior: 'allow' }), {} as never)).data,
+        text: (await editor.call(input, context)).data,
       }
     } catch (error) {
       return { refused: true, text: (error as Error).message }
@@ -33,7 +33,7 @@ async function setup() {
     try {
       return {
         refused: false,
-        text: (await memory.call(input, context, async () => ({ behavior: 'allow' }), {} as never)).data,
+        text: (await memory.call(input, context)).data,
       }
     } catch (error) {
       return { refused: true, text: (error as Error).message }

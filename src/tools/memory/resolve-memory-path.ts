@@ -6,7 +6,7 @@ import { memoryMessages as messages } from './memory-messages.js'
 export const MEMORY_PREFIX = '/memories'
 
 /** A memory path the model gave that leads outside /memories. */
-export class MemoryPathError extends Error {
+class MemoryPathError extends Error {
   override name = 'MemoryPathError'
 }
 

@@ -11,7 +11,7 @@ export const SNIPPET_LINES = 4
 /** Python's `str(list)`: `[1, 2]`, as the reference prints line lists. */
 const pythonList = (values: readonly number[]) => `[${values.join(', ')}]`
 
-export const TRUNCATED_NOTE =
+const TRUNCATED_NOTE =
   '<response clipped><NOTE>To save on context only part of this file has been shown to you. You should retry this tool after you have searched inside the file with `grep -n` in order to find the line numbers of what you are looking for.</NOTE>'
 
 /** `cat -n` of some text: the line number right-aligned in 6 columns, a tab, the line. */

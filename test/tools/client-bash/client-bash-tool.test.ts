@@ -70,7 +70,7 @@ describe('bash client tool', () => {
   it('answers a call without a command as the reference does', async () => {
     const { use, tool } = await setup()
     expect(await use({})).toBe(`ERROR: ${clientBashMessages.noCommand}`)
-    expect(tool.isConcurrencySafe({ command: 'ls' })).toBe(false)
+    expect(tool.isConcurrencySafe()).toBe(false)
     expect(tool.apiType).toBe('bash_20250124')
   })
 })

@@ -14,7 +14,7 @@ async function setup() {
   const context = createTestContext({ cwd: workspace.cwd, blobRoot: workspace.blobRoot })
   const use = async (input: MemoryInput, on: ToolUseContext = context): Promise<string> => {
     try {
-      return (await tool.call(input, on, async () => ({ behavior: 'allow' }), {} as never)).data
+      return (await tool.call(input, on)).data
     } catch (error) {
       return `ERROR: ${(error as Error).message}`
     }

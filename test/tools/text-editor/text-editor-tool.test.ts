@@ -15,7 +15,7 @@ async function use(tool: typeof editor, input: TextEditorInput, context: ToolUse
   const valid = await tool.validateInput(input, context)
   if (!valid.result) return `<tool_use_error>${valid.message}</tool_use_error>`
   try {
-    return (await tool.call(input, context, async () => ({ behavior: 'allow' }), {} as never)).data
+    return (await tool.call(input, context)).data
   } catch (error) {
     return `ERROR: ${(error as Error).message}`
   }
