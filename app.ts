@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { authPlugin } from './plugins/auth.js'
 import { blobStorePlugin } from './plugins/blob-store.js'
 import { capacityMetricsPlugin } from './plugins/capacity-metrics.js'
+import { clientToolsPlugin } from './plugins/client-tools.js'
 import { configPlugin } from './plugins/config.js'
 import { contentTypesPlugin } from './plugins/content-types.js'
 import { errorsPlugin } from './plugins/errors.js'
@@ -45,6 +46,8 @@ export type BuildAppOptions = {
   extraTools?: Tools
   /** Replaces the built-in tools (default: every built-in this build has). */
   baseTools?: Tools
+  /** The `bash` client tool's per-command timeout (default 120 s; tests shorten it). */
+  clientBashTimeoutMs?: number
   /** Fixed MCP tools, added to those of the settings file's `mcpServers`. */
   mcpTools?: Tools
   /** Replaces the settings file named by TOOLEXEC_SETTINGS. */
@@ -86,6 +89,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(blobStorePlugin)
   await app.register(sessionsPlugin)
   await app.register(mcpServersPlugin, { tools: options.mcpTools })
+  await app.register(clientToolsPlugin, { bashTimeoutMs: options.clientBashTimeoutMs })
   await app.register(toolPoolPlugin, { baseTools: options.baseTools, extraTools: options.extraTools })
   await app.register(runManagerPlugin, { createExecutor: options.createExecutor })
   await app.register(capacityMetricsPlugin)

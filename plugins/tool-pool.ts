@@ -6,6 +6,7 @@ import { createToolPool } from '../src/registry/tool-pool.js'
 import { findToolByName } from '../src/tool/find-tool.js'
 import { toApiToolDefinition } from '../src/tool/to-api-definition.js'
 import type { Tools } from '../src/tool/tool.js'
+import { DEFAULT_TOOLSETS } from '../src/tool/toolset.js'
 import { dropBashIfUnavailable } from '../src/tools/bash/bash-availability.js'
 
 declare module 'fastify' {
@@ -32,14 +33,25 @@ export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
   async (app, options) => {
     const baseTools = dropBashIfUnavailable(options.baseTools ?? getAllBaseTools(), app.sandbox)
     const extraTools = options.extraTools ?? []
+    const clientTools = app.clientTools
+    // The session's toolsets, else the operator's, else Claude Code's (docs/adr/0140-toolsets.md).
+    const toolsFor = (toolsets = app.settings.toolsets ?? DEFAULT_TOOLSETS): Tools => [
+      ...(toolsets.includes('claude_code') ? baseTools : []),
+      ...(toolsets.includes('anthropic_client') ? clientTools : []),
+    ]
     const toolPool = createToolPool({
-      assemble: (permissionContext) =>
-        assembleToolPool(permissionContext, app.mcpServers.tools(), { baseTools, simple: app.config.simple }),
+      assemble: (permissionContext, toolsets) =>
+        assembleToolPool(permissionContext, app.mcpServers.tools(), {
+          baseTools: toolsFor(toolsets),
+          simple: app.config.simple,
+        }),
       toDefinition: (tool, definitionOptions) => toApiToolDefinition(tool, definitionOptions),
       extraTools,
     })
     const isKnownTool = (name: string) =>
-      [baseTools, app.mcpServers.tools(), extraTools].some((tools) => findToolByName(tools, name) !== undefined)
+      [baseTools, clientTools, app.mcpServers.tools(), extraTools].some(
+        (tools) => findToolByName(tools, name) !== undefined,
+      )
     app.decorate('toolPool', { ...toolPool, isKnownTool })
     const mcpServers = Object.keys(app.settings.mcpServers ?? {})
     for (const rule of rulesWithoutTool(
@@ -49,5 +61,5 @@ export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
     ))
       app.log.warn({ rule }, `permission rule "${rule}" names no tool this service has; it never matches`)
   },
-  { name: 'tool-pool', dependencies: ['config', 'settings', 'sandbox', 'mcp-servers'] },
+  { name: 'tool-pool', dependencies: ['config', 'settings', 'sandbox', 'mcp-servers', 'client-tools'] },
 )

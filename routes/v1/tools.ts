@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { ClientToolDefinitionSchema as ClientToolSchema } from '../../src/tool/client-tool-definition.js'
 import { jsonResponse, problemResponses } from '../responses.js'
 
 const ToolDefinitionSchema = z
@@ -14,6 +15,13 @@ const ToolDefinitionSchema = z
   })
   .meta({ id: 'ToolDefinition', description: 'An Anthropic API tool definition' })
 
+// docs/adr/0141-client-tool-definitions.md: the API knows these tools' schemas.
+const ClientToolDefinitionSchema = ClientToolSchema.meta({
+  id: 'ClientToolDefinition',
+  description:
+    'A Messages API client tool (`bash_20250124`, `text_editor_20250728`, `memory_20250818`), with its options',
+})
+
 /** GET /v1/tools: the pool a session's runs use, ready to send as the `tools` of a Messages request. */
 export const toolsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/v1/tools', {
@@ -25,7 +33,7 @@ export const toolsRoutes: FastifyPluginAsyncZod = async (app) => {
       response: {
         200: jsonResponse(
           'Send these as the `tools` of a Messages request',
-          z.object({ tools: z.array(ToolDefinitionSchema) }),
+          z.object({ tools: z.array(z.union([ToolDefinitionSchema, ClientToolDefinitionSchema])) }),
         ),
         ...problemResponses(401, 404),
       },

@@ -27,6 +27,7 @@ export const EnvSchema = z.object({
   CLAUDE_CODE_SIMPLE: z.stringbool().default(false),
   TOOLEXEC_WORKSPACE: z.string().min(1).default('./.data/workspace'),
   TOOLEXEC_BLOB_DIR: z.string().min(1).default('./.data/blobs'),
+  TOOLEXEC_MEMORY_DIR: z.string().min(1).default('./.data/memory'),
   TOOLEXEC_SETTINGS: z.string().min(1).optional(),
   TOOLEXEC_API_KEYS: z.string().optional(),
   TOOLEXEC_ALLOWED_HOSTS: z.string().optional(),

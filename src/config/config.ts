@@ -35,6 +35,8 @@ export function createConfigSchema(cwd: string) {
       simple: env.CLAUDE_CODE_SIMPLE,
       workspace: path.resolve(cwd, env.TOOLEXEC_WORKSPACE),
       blobDir: path.resolve(cwd, env.TOOLEXEC_BLOB_DIR),
+      /** Where the memory client tool keeps /memories, per tenant (docs/adr/0143-memory-store.md). */
+      memoryDir: path.resolve(cwd, env.TOOLEXEC_MEMORY_DIR),
       ...(env.TOOLEXEC_SETTINGS === undefined ? {} : { settingsPath: path.resolve(cwd, env.TOOLEXEC_SETTINGS) }),
       /** Empty: auth is off, the service accepts loopback clients only, tenant `default`. */
       apiKeys: apiKeys as readonly ApiKey[],

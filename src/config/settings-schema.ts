@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { HooksConfigSchema } from '../hooks/hooks-config-schema.js'
 import { PermissionsSettingsSchema } from '../permissions/permissions-settings-schema.js'
+import { TOOLSETS } from '../tool/toolset.js'
 
 /** The operator settings file named by TOOLEXEC_SETTINGS. Unknown keys are errors (typos). */
 const SettingsSchema = z.strictObject({
@@ -10,6 +11,17 @@ const SettingsSchema = z.strictObject({
   hooks: HooksConfigSchema.optional(),
   /** Owned by the MCP client, which validates the entries itself. */
   mcpServers: z.record(z.string(), z.unknown()).optional(),
+  /** The tool sets runs use unless their session names others (docs/adr/0140-toolsets.md). */
+  toolsets: z.array(z.enum(TOOLSETS)).min(1).max(TOOLSETS.length).optional(),
+  /** Options of the Messages API's client tools (docs/adr/0143-memory-store.md). */
+  clientTools: z
+    .strictObject({
+      /** The text editor's `max_characters`: views longer than this are cut. */
+      textEditorMaxCharacters: z.number().int().positive().max(10_000_000).optional(),
+      /** `session` (default): each session has its own /memories; `tenant`: one per tenant. */
+      memoryScope: z.enum(['session', 'tenant']).optional(),
+    })
+    .optional(),
 })
 export type Settings = z.infer<typeof SettingsSchema>
 

@@ -1,10 +1,14 @@
 import type { ContextModifier, Tools, ToolUseContext } from '../tool/tool.js'
+import type { Toolset } from '../tool/toolset.js'
 
-/** Session-owned state a run starts from and hands back (after context modifiers). */
+/**
+ * Session-owned state a run starts from and hands back (after context modifiers). `toolsets`
+ * picks the pool when the run starts (docs/adr/0140-toolsets.md); absent: the operator's default.
+ */
 export type SessionContext = Pick<
   ToolUseContext,
   'tenant' | 'sessionId' | 'cwd' | 'permissionContext' | 'readFileState' | 'todos' | 'blobs' | 'environment'
->
+> & { readonly toolsets?: readonly Toolset[] }
 
 type CallFields = { runId: string; toolUseId: string; abortSignal: AbortSignal | (() => AbortSignal); tools: Tools }
 

@@ -15,7 +15,7 @@ import { findMatchingRule, type RuleSubject } from './find-matching-rule.js'
 import { permissionMessages as messages } from './permission-messages.js'
 import type { PermissionRule } from './permission-rule.js'
 import { resolveToolPath } from './resolve-tool-path.js'
-import { EDIT_FILE_TOOLS } from './rule-covers-tool.js'
+import { EDIT_FILE_TOOLS, SHELL_TOOLS } from './rule-covers-tool.js'
 
 /** What the rules say before anyone is asked: allow, deny, or ask an approver. */
 export type PermissionCheck = PermissionAllow | PermissionDeny | PermissionAsk
@@ -53,7 +53,7 @@ async function pathOutside(
   const directories = await realWorkingDirectories(context, 'read').catch(refusedDirectories)
   if (subject.path) return isInsideAny(directories, subject.path.absolute) ? undefined : subject.path.absolute
   const command = subject.input.command
-  if (subject.tool.name !== 'Bash' || typeof command !== 'string') return undefined
+  if (!SHELL_TOOLS.has(subject.tool.name) || typeof command !== 'string') return undefined
   const paths = bashPathArguments(command, subject.cwd)
   if (paths === null) return UNKNOWN_PATHS
   for (const candidate of paths) {

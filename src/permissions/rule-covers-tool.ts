@@ -2,7 +2,17 @@
 const READ_FILE_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep'])
 
 /** Tools whose `Edit(...)` rules apply: they change files. */
-export const EDIT_FILE_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'NotebookEdit'])
+export const EDIT_FILE_TOOLS: ReadonlySet<string> = new Set([
+  'Edit',
+  'Write',
+  'NotebookEdit',
+  // The Messages API's text editors (docs/adr/0144-client-tool-permissions.md).
+  'str_replace_based_edit_tool',
+  'str_replace_editor',
+])
+
+/** The shells whose rules are command rules: Claude Code's `Bash` and the API's `bash`. */
+export const SHELL_TOOLS: ReadonlySet<string> = new Set(['Bash', 'bash'])
 
 type NamedTool = { name: string; aliases?: readonly string[] }
 
@@ -35,6 +45,7 @@ export function ruleCoversTool(ruleToolName: string, tool: NamedTool): boolean {
   if (names.includes(ruleToolName)) return true
   if (ruleToolName === 'Read' && names.some((name) => READ_FILE_TOOLS.has(name))) return true
   if (ruleToolName === 'Edit' && names.some((name) => EDIT_FILE_TOOLS.has(name))) return true
+  if (ruleToolName === 'Bash' && names.some((name) => SHELL_TOOLS.has(name))) return true
   const server = mcpServerRuleOf(ruleToolName)
   return server !== undefined && names.some((name) => mcpServerOf(name) === server)
 }

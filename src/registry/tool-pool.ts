@@ -1,11 +1,16 @@
 import type { SessionContext } from '../executor/session-context.js'
+import type { ClientToolDefinition } from '../tool/client-tool-definition.js'
 import type { ToolPermissionContext } from '../tool/permission-context.js'
-import type { ApiToolDefinition } from '../tool/to-api-definition.js'
+import { type ApiToolDefinition, toClientToolDefinition } from '../tool/to-api-definition.js'
 import type { AnyTool, Tools } from '../tool/tool.js'
+import type { Toolset } from '../tool/toolset.js'
 
 export type ToolPoolOptions = {
   /** The registry's pool for a permission context (built-ins, then MCP tools). */
-  assemble: (permissionContext: ToolPermissionContext) => Tools | Promise<Tools>
+  assemble: (
+    permissionContext: ToolPermissionContext,
+    toolsets: readonly Toolset[] | undefined,
+  ) => Tools | Promise<Tools>
   /** Serialises one tool; `tools` is the whole pool (descriptions may mention siblings). */
   toDefinition: (
     tool: AnyTool,
@@ -15,24 +20,40 @@ export type ToolPoolOptions = {
   extraTools?: Tools
 }
 
+/** What picks a pool: the permission context and the session's toolsets (absent: the operator's). */
+type PoolContext = Pick<SessionContext, 'permissionContext' | 'toolsets'>
+
 /** The tools a session may use, as the executor needs them and as the API lists them. */
 export function createToolPool(options: ToolPoolOptions) {
   const extra = options.extraTools ?? []
 
-  async function toolsFor(context: Pick<SessionContext, 'permissionContext'>): Promise<Tools> {
-    const pool = await options.assemble(context.permissionContext)
+  async function toolsFor(context: PoolContext): Promise<Tools> {
+    const pool = await options.assemble(context.permissionContext, context.toolsets)
     const names = new Set(pool.map((tool) => tool.name))
     return [...pool, ...extra.filter((tool) => !names.has(tool.name) && tool.isEnabled())]
   }
 
-  async function definitionsFor(context: Pick<SessionContext, 'permissionContext'>): Promise<ApiToolDefinition[]> {
+  /** Every tool with its description and JSON Schema: what an MCP client needs. */
+  async function schemaDefinitionsFor(context: PoolContext): Promise<ApiToolDefinition[]> {
     const tools = await toolsFor(context)
     return Promise.all(
       tools.map((tool) => options.toDefinition(tool, { permissionContext: context.permissionContext, tools })),
     )
   }
 
-  return { toolsFor, definitionsFor }
+  /** As a Messages request's `tools`: client tools in the API's own form, the rest with schemas. */
+  async function definitionsFor(context: PoolContext): Promise<(ApiToolDefinition | ClientToolDefinition)[]> {
+    const tools = await toolsFor(context)
+    return Promise.all(
+      tools.map(
+        (tool) =>
+          toClientToolDefinition(tool) ??
+          options.toDefinition(tool, { permissionContext: context.permissionContext, tools }),
+      ),
+    )
+  }
+
+  return { toolsFor, definitionsFor, schemaDefinitionsFor }
 }
 
 export type ToolPool = ReturnType<typeof createToolPool>

@@ -10,6 +10,7 @@ import type { BlobStore } from '../results/blob-store.js'
 import type { SessionRecord, SessionState, SessionStore } from '../stores/session-store.js'
 import type { PermissionMode, ToolPermissionContext } from '../tool/permission-context.js'
 import type { ToolEnvironment } from '../tool/tool.js'
+import type { Toolset } from '../tool/toolset.js'
 import { confineDirectory } from './confine-path.js'
 import { stripOperatorLayer, withOperatorLayer } from './operator-layer.js'
 
@@ -18,6 +19,7 @@ export type CreateSessionInput = {
   permission_mode?: PermissionMode
   permissions?: { allow?: string[]; deny?: string[]; ask?: string[] }
   additional_directories?: string[]
+  toolsets?: Toolset[]
 }
 
 export type SessionServiceOptions = {
@@ -71,6 +73,7 @@ export function createSessionService(options: SessionServiceOptions) {
       }),
       readFileState: new Map(),
       todos: [],
+      ...(input.toolsets === undefined ? {} : { toolsets: [...new Set(input.toolsets)] }),
       lastUsedAt: now(),
     }
     await store.create(record)
@@ -112,6 +115,7 @@ export function createSessionService(options: SessionServiceOptions) {
       todos: session.todos,
       blobs: options.blobs,
       environment: options.environmentOf(session.tenant),
+      ...(session.toolsets === undefined ? {} : { toolsets: session.toolsets }),
     }
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { type ClientToolDefinition, ClientToolDefinitionSchema } from './client-tool-definition.js'
 import type { AnyTool, PromptOptions } from './tool.js'
 
 /** A tool as the Anthropic Messages API takes it in `tools`. */
@@ -12,6 +13,13 @@ export type ApiToolDefinition = {
 
 /** The Messages API takes only object schemas for tool input (`Anthropic.Tool.InputSchema`). */
 export type ObjectJsonSchema = { type: 'object'; [key: string]: unknown }
+
+/** The Messages API form of a client tool; undefined for every other tool. */
+export function toClientToolDefinition(tool: AnyTool): ClientToolDefinition | undefined {
+  if (tool.apiType === undefined) return undefined
+  // Parsed, not cast: a tool declaring a type or option the API does not know fails loudly here.
+  return ClientToolDefinitionSchema.parse({ type: tool.apiType, name: tool.name, ...tool.apiOptions })
+}
 
 const schemaCache = new WeakMap<object, ObjectJsonSchema>()
 

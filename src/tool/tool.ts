@@ -116,6 +116,13 @@ export type Tool<
   readonly shouldDefer?: boolean
   readonly alwaysLoad?: boolean
   readonly strict?: boolean
+  /**
+   * A Messages API client tool (`bash_20250124`, `text_editor_20250728`, `memory_20250818`): the
+   * API knows its schema, so GET /v1/tools lists it as `{type, name, ...apiOptions}`
+   * (docs/adr/0141-client-tool-definitions.md).
+   */
+  readonly apiType?: string
+  readonly apiOptions?: Readonly<{ [key: string]: unknown }>
   /** Per-call deadline when the request sets none. */
   readonly defaultTimeoutMs?: number
   description(input: z.infer<Input>, options: PromptOptions): Promise<string>

@@ -268,6 +268,34 @@ export interface components {
             /** @enum {string} */
             status: "running" | "completed" | "cancelled";
         };
+        /** @description A Messages API client tool (`bash_20250124`, `text_editor_20250728`, `memory_20250818`), with its options */
+        ClientToolDefinition: {
+            /** @constant */
+            name: "bash";
+            /** @constant */
+            type: "bash_20250124";
+        } | {
+            max_characters?: number;
+            /** @constant */
+            name: "str_replace_based_edit_tool";
+            /** @constant */
+            type: "text_editor_20250728";
+        } | {
+            /** @constant */
+            name: "str_replace_based_edit_tool";
+            /** @constant */
+            type: "text_editor_20250429";
+        } | {
+            /** @constant */
+            name: "str_replace_editor";
+            /** @constant */
+            type: "text_editor_20250124";
+        } | {
+            /** @constant */
+            name: "memory";
+            /** @constant */
+            type: "memory_20250818";
+        };
         /**
          * @example {
          *       "cwd": "projects/api",
@@ -291,6 +319,8 @@ export interface components {
                 ask?: string[];
                 deny?: string[];
             };
+            /** @description The tool sets this session's runs use (default: the operator's, else claude_code) */
+            toolsets?: ("claude_code" | "anthropic_client")[];
         };
         McpServerState: {
             connected_at?: string;
@@ -563,6 +593,8 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "in_progress" | "completed";
             }[];
+            /** @description The tool sets this session's runs use (default: the operator's, else claude_code) */
+            toolsets?: ("claude_code" | "anthropic_client")[];
         };
         /** @description An Anthropic API tool definition */
         ToolDefinition: {
@@ -1355,7 +1387,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        tools: components["schemas"]["ToolDefinition"][];
+                        tools: (components["schemas"]["ToolDefinition"] | components["schemas"]["ClientToolDefinition"])[];
                     };
                 };
             };

@@ -19,6 +19,7 @@ export async function buildTestApp(options: TestAppOptions = {}) {
   const config = loadConfig({
     TOOLEXEC_WORKSPACE: path.join(root, 'workspace'),
     TOOLEXEC_BLOB_DIR: path.join(root, 'blobs'),
+    TOOLEXEC_MEMORY_DIR: path.join(root, 'memory'),
     LOG_LEVEL: 'silent',
     TOOLEXEC_SANDBOX: 'off',
     ...env,

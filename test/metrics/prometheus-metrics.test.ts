@@ -58,7 +58,9 @@ describe('/metrics', () => {
 
   it('counts hook failures by event and the bytes written to blobs', async () => {
     const { app } = await buildTestApp({
-      settings: { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'exit 1', onError: 'allow' }] }] } },
+      settings: {
+        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'exit 1', onError: 'allow' }] }] },
+      },
     })
     const response = await app.inject({
       method: 'POST',

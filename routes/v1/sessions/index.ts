@@ -17,6 +17,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
       ask: [...(session.permissionContext.alwaysAskRules.session ?? [])],
     },
     additional_directories: [...session.permissionContext.additionalWorkingDirectories],
+    ...(session.toolsets === undefined ? {} : { toolsets: [...session.toolsets] }),
     todos: session.todos.map((todo) => ({ ...todo })),
     files_read: session.readFileState.size,
     ...(session.activeRunId === undefined ? {} : { active_run_id: session.activeRunId }),

@@ -1,7 +1,14 @@
 import { z } from 'zod'
 import { MAX_RULE_LENGTH } from '../../../src/permissions/permission-rule.js'
 import { PERMISSION_MODES } from '../../../src/tool/permission-context.js'
+import { TOOLSETS } from '../../../src/tool/toolset.js'
 import { CREATE_SESSION_EXAMPLES } from '../../openapi-examples.js'
+
+const ToolsetsSchema = z
+  .array(z.enum(TOOLSETS))
+  .min(1)
+  .max(TOOLSETS.length)
+  .describe("The tool sets this session's runs use (default: the operator's, else claude_code)")
 
 const RulesSchema = z.array(z.string().min(1).max(MAX_RULE_LENGTH)).max(1000)
 
@@ -14,6 +21,7 @@ export const CreateSessionBodySchema = z
       .optional()
       .describe("Session rules; they add to the operator's, whose deny rules always win"),
     additional_directories: z.array(z.string().min(1)).max(100).optional(),
+    toolsets: ToolsetsSchema.optional(),
   })
   .meta({ id: 'CreateSessionRequest', examples: CREATE_SESSION_EXAMPLES })
   .nullish()
@@ -25,6 +33,7 @@ export const SessionSchema = z
     permission_mode: z.enum(PERMISSION_MODES),
     permissions: z.object({ allow: z.array(z.string()), deny: z.array(z.string()), ask: z.array(z.string()) }),
     additional_directories: z.array(z.string()),
+    toolsets: ToolsetsSchema.optional(),
     todos: z.array(
       z.object({
         content: z.string(),

@@ -12,7 +12,7 @@ import type { ToolexecMcpBackend, ToolexecMcpCallOutcome } from './create-toolex
 export type EndpointDependencies = {
   runManager: Pick<RunManager, 'start' | 'cancel' | 'subscribe'>
   sessions: Pick<SessionService, 'get' | 'contextFor'>
-  toolPool: Pick<ToolPool, 'definitionsFor'>
+  toolPool: Pick<ToolPool, 'schemaDefinitionsFor'>
   inputLimits: InputLimits
 }
 
@@ -67,7 +67,7 @@ export function createEndpointBackend(dependencies: EndpointDependencies, caller
   const backend: ToolexecMcpBackend = {
     async listTools() {
       const session = await sessions.get(caller.tenant, await caller.sessionId()).catch(asProtocolError)
-      return dependencies.toolPool.definitionsFor(sessions.contextFor(session))
+      return dependencies.toolPool.schemaDefinitionsFor(sessions.contextFor(session))
     },
     callTool(block, call) {
       inFlight += 1

@@ -44,7 +44,7 @@ function displayText(collected: CollectedOutput): string {
  * a directory replaced by a link to elsewhere is never bound (docs/adr/0090-working-directories-checked-per-call.md).
  * The blob directory is the service's own.
  */
-async function sandboxLayout(context: ToolUseContext): Promise<SandboxLayout> {
+export async function sandboxLayout(context: ToolUseContext): Promise<SandboxLayout> {
   const [cwd = context.cwd, ...rest] = await realWorkingDirectories(context, 'write')
   const writable = [cwd, ...rest]
   // bwrap refuses to bind a missing source; a working directory that does not exist has nothing to show.

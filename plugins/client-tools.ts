@@ -1,0 +1,77 @@
+import { rm } from 'node:fs/promises'
+import path from 'node:path'
+import fp from 'fastify-plugin'
+import type { Tools } from '../src/tool/tool.js'
+import { createClientBashTool } from '../src/tools/client-bash/client-bash-tool.js'
+import { createShellRegistry } from '../src/tools/client-bash/shell-registry.js'
+import { createMemoryTool } from '../src/tools/memory/memory-tool.js'
+import { createTextEditorTool } from '../src/tools/text-editor/text-editor-tool.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The Messages API's client tools, for sessions that ask for the `anthropic_client` toolset. */
+    clientTools: Tools
+  }
+}
+
+/** Shells and session memories of sessions gone are looked for this often. */
+const SWEEP_INTERVAL_MS = 60_000
+const MAX_SHELLS = 256
+
+export type ClientToolsPluginOptions = {
+  /** The client bash tool's per-command timeout (tests shorten it). */
+  bashTimeoutMs?: number
+}
+
+/**
+ * `bash`, the text editors and `memory` (docs/tools.md#the-messages-apis-client-tools). Owns the
+ * per-session shells and memories: ended or removed when their session is deleted or expires,
+ * and every shell ended at shutdown (docs/adr/0145-persistent-shell.md).
+ */
+export const clientToolsPlugin = fp<ClientToolsPluginOptions>(
+  async (app, options) => {
+    const { memoryDir, sessionIdleTtlMs } = app.config
+    const settings = app.settings.clientTools ?? {}
+    const sharedMemory = settings.memoryScope === 'tenant'
+    const shells = createShellRegistry({ idleTtlMs: sessionIdleTtlMs, maxShells: MAX_SHELLS })
+    const memorySessions = new Map<string, { tenant: string; sessionId: string }>()
+    const tenantDirectory = (tenant: string) => path.join(memoryDir, encodeURIComponent(tenant))
+    const memoryTool = createMemoryTool(({ tenant, sessionId }) => {
+      if (sharedMemory) return path.join(tenantDirectory(tenant), '_tenant', 'memories')
+      memorySessions.set(`${tenant}\u0000${sessionId}`, { tenant, sessionId })
+      return path.join(tenantDirectory(tenant), encodeURIComponent(sessionId), 'memories')
+    })
+    const maxCharacters = settings.textEditorMaxCharacters
+    const tools: Tools = [
+      // Without a usable sandbox for several tenants, bash is left out like Bash.
+      ...(app.sandbox.enabled ? [createClientBashTool({ shells, timeoutMs: options.bashTimeoutMs })] : []),
+      createTextEditorTool({ type: 'text_editor_20250728', ...(maxCharacters ? { maxCharacters } : {}) }),
+      createTextEditorTool({ type: 'text_editor_20250124' }),
+      memoryTool,
+    ]
+    const exists = (tenant: string, sessionId: string) =>
+      app.sessions.get(tenant, sessionId).then(
+        () => true,
+        () => false,
+      )
+    const sweep = async () => {
+      await shells.sweep(exists)
+      for (const [key, { tenant, sessionId }] of [...memorySessions]) {
+        if (await exists(tenant, sessionId)) continue
+        memorySessions.delete(key)
+        await rm(path.join(tenantDirectory(tenant), encodeURIComponent(sessionId)), { recursive: true, force: true })
+      }
+    }
+    const timer = setInterval(
+      () => void sweep().catch((error) => app.log.warn({ err: error }, 'client tools sweep')),
+      SWEEP_INTERVAL_MS,
+    )
+    timer.unref()
+    app.addHook('onClose', async () => {
+      clearInterval(timer)
+      await shells.closeAll()
+    })
+    app.decorate('clientTools', tools)
+  },
+  { name: 'client-tools', dependencies: ['config', 'settings', 'sandbox', 'sessions'] },
+)
