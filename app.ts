@@ -6,6 +6,7 @@ import { blobStorePlugin } from './plugins/blob-store.js'
 import { configPlugin } from './plugins/config.js'
 import { contentTypesPlugin } from './plugins/content-types.js'
 import { errorsPlugin } from './plugins/errors.js'
+import { lostRunsPlugin } from './plugins/lost-runs.js'
 import { mcpEndpointPlugin } from './plugins/mcp-endpoint.js'
 import { mcpServersPlugin } from './plugins/mcp-servers.js'
 import { metricsPlugin } from './plugins/metrics.js'
@@ -83,6 +84,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(mcpServersPlugin, { tools: options.mcpTools })
   await app.register(toolPoolPlugin, { baseTools: options.baseTools, extraTools: options.extraTools })
   await app.register(runManagerPlugin, { createExecutor: options.createExecutor })
+  await app.register(lostRunsPlugin)
   // Before auth: its onRequest hook must see an upgrade request before auth can refuse it.
   await app.register(websocketPlugin)
   // Before auth: a page's request is refused whatever key it carries (docs/security.md).

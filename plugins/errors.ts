@@ -23,6 +23,8 @@ export const errorsPlugin = fp(
 
 function sendProblem(reply: FastifyReply, error: ApiError) {
   if (error.status === 401) reply.header('www-authenticate', 'Bearer')
+  // Redis is usually back within seconds (docs/operations.md, "Redis unreachable").
+  if (error.code === 'store_unavailable') reply.header('retry-after', '2')
   // Pre-serialised: a route's response schema for this status must not reshape the problem.
   return reply
     .code(error.status)

@@ -38,6 +38,7 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
         runTtlMs: config.runTtlMs,
       },
       logger: app.log,
+      ...(app.coordination ? { coordination: app.coordination } : {}),
     })
     app.decorate('runManager', runManager)
     app.addHook('preClose', async () => {

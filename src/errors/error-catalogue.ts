@@ -39,6 +39,7 @@ export const ERROR_CATALOGUE = {
   input_ended: { status: 409, title: 'Input already ended' },
   // The server itself.
   shutting_down: { status: 503, title: 'Server shutting down' },
+  store_unavailable: { status: 503, title: 'Shared store unavailable' },
   internal_error: { status: 500, title: 'Internal server error' },
 } as const satisfies Record<string, { status: number; title: string }>
 

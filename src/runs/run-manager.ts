@@ -9,11 +9,13 @@ import type { CancelMode } from '../executor/run-options.js'
 import type { SessionContext } from '../executor/session-context.js'
 import { type Logger, SILENT_LOGGER } from '../logging/logger.js'
 import type { SessionService } from '../sessions/session-service.js'
+import type { RunCoordination } from '../stores/run-coordination.js'
 import type { RunMode, RunRecord } from '../stores/run-store.js'
 import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
 import { type LiveRun, launchRun, type PermissionGateFactory } from './live-run.js'
 import type { PermissionAnswer } from './permission-broker.js'
+import { applyRemoteControl, type RemoteControl } from './remote-control.js'
 import type { PreparedInput } from './run-input.js'
 import { permissionTimeoutOf, type RunRequestOptions, runOptionsOf } from './run-request-options.js'
 
@@ -41,6 +43,8 @@ export type RunManagerOptions = {
   limits: { maxToolUseConcurrency: number; maxResultChars: number; permissionTimeoutMs: number; runTtlMs: number }
   logger?: Logger
   now?: () => number
+  /** Other instances on the same shared store (docs/adr/0111-run-leases.md); absent in memory mode. */
+  coordination?: RunCoordination
 }
 
 /**
@@ -48,7 +52,7 @@ export type RunManagerOptions = {
  * answering permission asks, subscribing to events, and draining on shutdown.
  */
 export function createRunManager(options: RunManagerOptions) {
-  const { stores, sessions, limits } = options
+  const { stores, sessions, limits, coordination } = options
   const now = options.now ?? Date.now
   const baseLogger = options.logger ?? SILENT_LOGGER
   const live = new Map<string, LiveRun>()
@@ -74,6 +78,10 @@ export function createRunManager(options: RunManagerOptions) {
   async function launch(request: StartRunRequest, runId: string): Promise<LiveRun> {
     if (shuttingDown) throw new ApiError('shutting_down', 'The server is shutting down and takes no new runs')
     const { tenant } = request
+    // Held before the run exists: its lease and control channel cover it from its first event.
+    const releaseHold = await coordination?.hold({ runId, tenant }, (message) =>
+      applyRemoteControl(live.get(runId), message),
+    )
     const session = request.sessionId
       ? await sessions.claim(tenant, request.sessionId, runId)
       : await sessions.create(tenant).then((fresh) => sessions.claim(tenant, fresh.sessionId, runId))
@@ -91,11 +99,15 @@ export function createRunManager(options: RunManagerOptions) {
         logger,
       })
       live.set(runId, run)
-      void run.finished.finally(() => live.delete(runId))
+      void run.finished.finally(() => {
+        live.delete(runId)
+        releaseHold?.().catch((error: unknown) => logger.error({ err: error }, 'releasing the run lease failed'))
+      })
       logger.info({ mode: request.mode, blocks: request.input.blocks.length }, 'run started')
       return run
     } catch (error) {
       await sessions.release(session, runId)
+      await releaseHold?.()
       throw error
     }
   }
@@ -109,6 +121,9 @@ export function createRunManager(options: RunManagerOptions) {
   }
 
   async function start(request: StartRunRequest): Promise<RunHandle> {
+    if (coordination && !coordination.available()) {
+      throw new ApiError('store_unavailable', `New runs wait for the shared store: ${coordination.unavailableReason()}`)
+    }
     const runId = `run_${randomUUID()}`
     if (!request.idempotency) {
       const run = await launch(request, runId)
@@ -166,17 +181,27 @@ export function createRunManager(options: RunManagerOptions) {
     await Promise.allSettled(runs().map((run) => run.finished))
   }
 
+  /** To the instance executing the run, when it is another one. */
+  const sendRemote = async (runId: string, message: RemoteControl) =>
+    (await coordination?.send(runId, message)) === true
+
   return {
     start,
     get,
     async cancel(tenant: string, runId: string, mode: CancelMode = 'cancel'): Promise<RunRecord> {
       const record = await get(tenant, runId)
-      live.get(runId)?.cancel(mode)
+      const run = live.get(runId)
+      if (run) run.cancel(mode)
+      else if (record.status === 'running') await sendRemote(runId, { kind: 'cancel', mode })
       return record
     },
     async answerPermission(tenant: string, runId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
-      await get(tenant, runId)
-      if (!live.get(runId)?.answerPermission(requestId, answer)) {
+      const record = await get(tenant, runId)
+      const run = live.get(runId)
+      const applied = run
+        ? run.answerPermission(requestId, answer)
+        : record.status === 'running' && (await sendRemote(runId, { kind: 'answer', requestId, answer }))
+      if (!applied) {
         throw new ApiError('permission_request_not_found', `No open permission request ${requestId} in run ${runId}`)
       }
     },

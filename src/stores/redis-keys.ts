@@ -16,7 +16,7 @@ export const redisKeys = {
   eventsChannel: (runId: string) => `${PREFIX}tail:${runId}`,
   session: (tenant: string, sessionId: string) => `${PREFIX}session:${tenant}:${sessionId}`,
   idempotency: (tenant: string, key: string) => `${PREFIX}idempotency:${tenant}:${key}`,
-  /** Runs some instance executes; each has a lease key while its instance is alive. */
+  /** Hash run id → tenant of the runs some instance executes; each has a lease key while it lives. */
   running: `${PREFIX}runs:running`,
   lease: (runId: string) => `${PREFIX}lease:${runId}`,
   recovering: (runId: string) => `${PREFIX}recovering:${runId}`,

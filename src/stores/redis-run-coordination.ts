@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { redisKeys } from './redis-keys.js'
-import type { ControlHandler, RunCoordination } from './run-coordination.js'
+import type { ControlHandler, HeldRun, RunCoordination } from './run-coordination.js'
 
 export type RedisRunCoordinationOptions = {
   redis: Redis
@@ -13,8 +13,8 @@ export type RedisRunCoordinationOptions = {
   replyTimeoutMs?: number
 }
 
-/** `refuse`: the shared-volume check failed; this instance takes no runs (redis-stores.ts). */
-export type RedisRunCoordination = RunCoordination & { refuse(reason: string): void }
+/** `refuse`: the shared-volume check failed or has not run; no runs until it is cleared (plugins/stores.ts). */
+export type RedisRunCoordination = RunCoordination & { refuse(reason: string | undefined): void }
 
 type Envelope = { id: string; replyTo: string; message: unknown }
 
@@ -76,13 +76,13 @@ export function createRedisRunCoordination(options: RedisRunCoordinationOptions)
       if (mismatch !== undefined) return mismatch
       return redis.status === 'ready' ? undefined : `redis is unreachable (connection ${redis.status})`
     },
-    async hold(runId, handler) {
+    async hold({ runId, tenant }, handler) {
       held.set(runId, handler)
       await subscriber.subscribe(redisKeys.controlChannel(runId))
-      await redis.multi().set(redisKeys.lease(runId), instanceId, 'PX', leaseMs).sadd(redisKeys.running, runId).exec()
+      await redis.multi().set(redisKeys.lease(runId), instanceId, 'PX', leaseMs).hset(redisKeys.running, runId, tenant).exec()
       return async () => {
         held.delete(runId)
-        await redis.multi().del(redisKeys.lease(runId)).srem(redisKeys.running, runId).exec()
+        await redis.multi().del(redisKeys.lease(runId)).hdel(redisKeys.running, runId).exec()
         await subscriber.unsubscribe(redisKeys.controlChannel(runId))
       }
     },
@@ -110,15 +110,18 @@ export function createRedisRunCoordination(options: RedisRunCoordinationOptions)
     },
     async claimLostRuns() {
       if (Date.now() - connectedSince < leaseMs) return []
-      const running = await redis.smembers(redisKeys.running)
-      const lost: string[] = []
-      for (const runId of running) {
+      const running = await redis.hgetall(redisKeys.running)
+      const lost: HeldRun[] = []
+      for (const [runId, tenant] of Object.entries(running)) {
         if (held.has(runId) || (await redis.exists(redisKeys.lease(runId))) === 1) continue
         // One survivor closes the run; the mark outlives the closing by far.
         const claimed = await redis.set(redisKeys.recovering(runId), instanceId, 'PX', leaseMs * 6, 'NX')
-        if (claimed === 'OK') lost.push(runId)
+        if (claimed === 'OK') lost.push({ runId, tenant })
       }
       return lost
+    },
+    async forget(runId) {
+      await redis.hdel(redisKeys.running, runId)
     },
     async close() {
       clearInterval(heartbeat)

@@ -134,7 +134,7 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
         type: 'tool_result' as const,
         tool_use_id: 'b',
         content: [{ type: 'text' as const, text: 'two' }],
-        is_error: true,
+        is_error: true as const,
       },
     ]
     await stores.runs.complete(r, {
