@@ -16,6 +16,7 @@ import type { Tools } from '../tool/tool.js'
 import { type LiveRun, launchRun, type PermissionGateFactory } from './live-run.js'
 import type { PermissionAnswer } from './permission-broker.js'
 import { applyRemoteControl, type RemoteControl } from './remote-control.js'
+import { runElsewhere } from './run-elsewhere.js'
 import type { PreparedInput } from './run-input.js'
 import { permissionTimeoutOf, type RunRequestOptions, runOptionsOf } from './run-request-options.js'
 
@@ -115,6 +116,7 @@ export function createRunManager(options: RunManagerOptions) {
   async function replay(tenant: string, runId: string): Promise<RunHandle> {
     const run = (await starting.get(runId)) ?? live.get(runId)
     if (run) return { runId, finished: run.finished }
+    if (coordination) return { runId, ...(await runElsewhere(stores, tenant, runId)) }
     const record = await stores.runs.get(tenant, runId)
     if (!record) throw new ApiError('run_not_found', `Run ${runId} has expired`)
     return { runId, finished: Promise.resolve(record) }

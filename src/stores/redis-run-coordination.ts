@@ -79,7 +79,11 @@ export function createRedisRunCoordination(options: RedisRunCoordinationOptions)
     async hold({ runId, tenant }, handler) {
       held.set(runId, handler)
       await subscriber.subscribe(redisKeys.controlChannel(runId))
-      await redis.multi().set(redisKeys.lease(runId), instanceId, 'PX', leaseMs).hset(redisKeys.running, runId, tenant).exec()
+      await redis
+        .multi()
+        .set(redisKeys.lease(runId), instanceId, 'PX', leaseMs)
+        .hset(redisKeys.running, runId, tenant)
+        .exec()
       return async () => {
         held.delete(runId)
         await redis.multi().del(redisKeys.lease(runId)).hdel(redisKeys.running, runId).exec()
