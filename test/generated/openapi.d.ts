@@ -81,7 +81,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 503 while shutting down */
+        /** Readiness: 503 while shutting down or while the shared store (Redis) is unreachable */
         get: {
             parameters: {
                 query?: never;
@@ -100,11 +100,13 @@ export interface paths {
                         "application/json": {
                             /** @description A failed MCP server does not make the service unready */
                             mcp_servers: components["schemas"]["McpServerState"][];
+                            /** @description Why the shared store is unavailable (Redis unreachable, volume mismatch) */
+                            reason?: string;
                             status: string;
                         };
                     };
                 };
-                /** @description Draining for shutdown */
+                /** @description Draining for shutdown, or the shared store is unavailable */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -113,6 +115,8 @@ export interface paths {
                         "application/json": {
                             /** @description A failed MCP server does not make the service unready */
                             mcp_servers: components["schemas"]["McpServerState"][];
+                            /** @description Why the shared store is unavailable (Redis unreachable, volume mismatch) */
+                            reason?: string;
                             status: string;
                         };
                     };
@@ -933,13 +937,13 @@ export interface components {
             cancel_requested: boolean;
             run_id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
+            status: "running" | "completed" | "cancelled" | "lost";
         };
         CancelRunResponseInput: {
             cancel_requested: boolean;
             run_id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
+            status: "running" | "completed" | "cancelled" | "lost";
         };
         /** @description Send exactly one of `tool_uses` or `message` */
         CreateRunRequest: {
@@ -1075,7 +1079,7 @@ export interface components {
              * @description Stable error code; see docs/api.md
              * @enum {string}
              */
-            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "internal_error";
+            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "store_unavailable" | "internal_error";
             detail: string;
             status: number;
             title: string;
@@ -1088,7 +1092,7 @@ export interface components {
              * @description Stable error code; see docs/api.md
              * @enum {string}
              */
-            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "internal_error";
+            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "store_unavailable" | "internal_error";
             detail: string;
             status: number;
             title: string;
@@ -1105,20 +1109,20 @@ export interface components {
             run_id: string;
             session_id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
+            status: "running" | "completed" | "cancelled" | "lost";
             tool_use_ids: string[];
         };
         RunAccepted: {
             events_url: string;
             run_id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
+            status: "running" | "completed" | "cancelled" | "lost";
         };
         RunAcceptedInput: {
             events_url: string;
             run_id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
+            status: "running" | "completed" | "cancelled" | "lost";
         };
         /** @description One run event; each SSE `data:` line and WebSocket frame is one of these */
         RunEvent: {
@@ -1194,7 +1198,7 @@ export interface components {
             run_id: string;
             seq: number;
             /** @enum {string} */
-            status: "completed" | "cancelled";
+            status: "completed" | "cancelled" | "lost";
             ts: string;
             /** @constant */
             type: "run.completed";
@@ -1273,7 +1277,7 @@ export interface components {
             run_id: string;
             seq: number;
             /** @enum {string} */
-            status: "completed" | "cancelled";
+            status: "completed" | "cancelled" | "lost";
             ts: string;
             /** @constant */
             type: "run.completed";
@@ -1288,7 +1292,7 @@ export interface components {
             run_id: string;
             session_id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
+            status: "running" | "completed" | "cancelled" | "lost";
             tool_use_ids: string[];
         };
         RunResult: {
@@ -1303,7 +1307,7 @@ export interface components {
             run_id: string;
             session_id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
+            status: "running" | "completed" | "cancelled" | "lost";
         };
         RunResultInput: {
             blobs: components["schemas"]["BlobReferenceInput"][];
@@ -1317,7 +1321,7 @@ export interface components {
             run_id: string;
             session_id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
+            status: "running" | "completed" | "cancelled" | "lost";
         };
         Session: {
             active_run_id?: string;

@@ -50,8 +50,9 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     '',
     '--appendonly',
     options.appendOnly ? 'yes' : 'no',
+    // Redis's own default: a restart by SIGTERM flushes everything anyway.
     '--appendfsync',
-    'always',
+    'everysec',
     '--daemonize',
     'no',
   ]
