@@ -92,9 +92,15 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
       await redis.rpush(redisKeys.runToolUseIds(runId), toolUseId)
     },
     async appendResult(runId, result, blob) {
-      const multi = redis.multi().rpush(redisKeys.runResults(runId), JSON.stringify(result))
-      if (blob) multi.rpush(redisKeys.runBlobs(runId), JSON.stringify(blob))
-      await multi.exec()
+      if (!blob) {
+        await redis.rpush(redisKeys.runResults(runId), JSON.stringify(result))
+        return
+      }
+      await redis
+        .multi()
+        .rpush(redisKeys.runResults(runId), JSON.stringify(result))
+        .rpush(redisKeys.runBlobs(runId), JSON.stringify(blob))
+        .exec()
     },
     async complete(runId, completion) {
       const fixed = await redis.hget(redisKeys.run(runId), 'fixed')
