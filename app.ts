@@ -8,6 +8,7 @@ import { clientToolsPlugin } from './plugins/client-tools.js'
 import { configPlugin } from './plugins/config.js'
 import { contentTypesPlugin } from './plugins/content-types.js'
 import { errorsPlugin } from './plugins/errors.js'
+import { lostRunsPlugin } from './plugins/lost-runs.js'
 import { mcpEndpointPlugin } from './plugins/mcp-endpoint.js'
 import { mcpServersPlugin } from './plugins/mcp-servers.js'
 import { metricsPlugin } from './plugins/metrics.js'
@@ -93,6 +94,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(toolPoolPlugin, { baseTools: options.baseTools, extraTools: options.extraTools })
   await app.register(runManagerPlugin, { createExecutor: options.createExecutor })
   await app.register(capacityMetricsPlugin)
+  await app.register(lostRunsPlugin)
   // Before auth: its onRequest hook must see an upgrade request before auth can refuse it.
   await app.register(websocketPlugin)
   // Before auth: a page's request is refused whatever key it carries (docs/security.md).

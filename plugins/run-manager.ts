@@ -52,6 +52,7 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
         runTtlMs: config.runTtlMs,
       },
       logger: app.log,
+      ...(app.coordination ? { coordination: app.coordination } : {}),
     })
     app.decorate('runManager', runManager)
     app.decorate('admission', admission)

@@ -5,6 +5,7 @@ import { McpServerStateSchema, toMcpServerStateBody } from './v1/mcp-server-sche
 
 const StatusSchema = z.object({ status: z.string() })
 const ReadinessSchema = StatusSchema.extend({
+  reason: z.string().optional().describe('Why the shared store is unavailable (Redis unreachable, volume mismatch)'),
   mcp_servers: z.array(McpServerStateSchema).describe('A failed MCP server does not make the service unready'),
   blob_storage: z
     .object({
@@ -35,11 +36,15 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: {
       tags: ['operations'],
       operationId: 'getReadiness',
-      summary: 'Readiness: 503 while shutting down or while the blob directory takes no writes',
+      summary:
+        'Readiness: 503 while shutting down, while the shared store (Redis) is unreachable, or while the blob directory takes no writes',
       security: [],
       response: {
         200: jsonResponse('Ready', ReadinessSchema),
-        503: jsonResponse('Draining for shutdown, or the blob directory is not writable', ReadinessSchema),
+        503: jsonResponse(
+          'Draining for shutdown, the shared store is unavailable, or the blob directory is not writable',
+          ReadinessSchema,
+        ),
       },
     },
     handler: async (_request, reply) => {
@@ -47,8 +52,16 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       const { health } = app.blobStore
       const probe = await health.probe()
       const lastError = probe.error ?? health.lastError
+      const storeProblem = app.coordination?.unavailableReason()
       const body = {
-        status: draining ? 'shutting_down' : probe.writable ? 'ready' : 'blob_storage_unwritable',
+        status: draining
+          ? 'shutting_down'
+          : storeProblem !== undefined
+            ? 'store_unavailable'
+            : probe.writable
+              ? 'ready'
+              : 'blob_storage_unwritable',
+        ...(storeProblem === undefined ? {} : { reason: storeProblem }),
         mcp_servers: app.mcpServers.states().map(toMcpServerStateBody),
         blob_storage: {
           writable: probe.writable,
@@ -57,7 +70,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
         },
         bash_containment: app.sandbox.containment,
       }
-      return reply.code(draining || !probe.writable ? 503 : 200).send(body)
+      return reply.code(body.status === 'ready' ? 200 : 503).send(body)
     },
   })
 }

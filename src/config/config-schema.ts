@@ -35,6 +35,7 @@ export const EnvSchema = z.object({
   TOOLEXEC_BASH_ENV_PASSTHROUGH: z.string().optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   TOOLEXEC_REDIS_URL: z.url().optional(),
+  TOOLEXEC_INSTANCE_LEASE_MS: milliseconds(10 * SECOND),
   TOOLEXEC_SANDBOX: z.enum(SANDBOX_MODES).default('auto'),
   TOOLEXEC_BLOB_TTL_MS: milliseconds(24 * HOUR),
   TOOLEXEC_SESSION_IDLE_TTL_MS: milliseconds(HOUR),

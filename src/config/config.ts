@@ -24,9 +24,6 @@ export function createConfigSchema(cwd: string) {
       }
       startupWarnings.push('TOOLEXEC_API_KEYS is not set: authentication is off and only loopback clients are accepted')
     }
-    if (env.TOOLEXEC_REDIS_URL !== undefined) {
-      startupWarnings.push('TOOLEXEC_REDIS_URL is set but the Redis stores are not built yet: state stays in memory')
-    }
     return {
       host: env.HOST,
       port: env.PORT,
@@ -49,7 +46,10 @@ export function createConfigSchema(cwd: string) {
       /** Variables of the service's environment that Bash also gets (docs/adr/0101-bash-environment.md). */
       bashEnvPassthrough: parseBashEnvPassthrough(env.TOOLEXEC_BASH_ENV_PASSTHROUGH),
       logLevel: env.LOG_LEVEL,
+      /** Set: every store on this Redis, shared with the other instances (docs/operations.md). */
       ...(env.TOOLEXEC_REDIS_URL === undefined ? {} : { redisUrl: env.TOOLEXEC_REDIS_URL }),
+      /** How long a run outlives its instance's last heartbeat before a survivor closes it. */
+      instanceLeaseMs: env.TOOLEXEC_INSTANCE_LEASE_MS,
       sandbox: env.TOOLEXEC_SANDBOX,
       blobTtlMs: env.TOOLEXEC_BLOB_TTL_MS,
       sessionIdleTtlMs: env.TOOLEXEC_SESSION_IDLE_TTL_MS,

@@ -43,6 +43,7 @@ export const ERROR_CATALOGUE = {
   // The server itself.
   shutting_down: { status: 503, title: 'Server shutting down' },
   server_at_capacity: { status: 503, title: 'Server at capacity' },
+  store_unavailable: { status: 503, title: 'Shared store unavailable' },
   internal_error: { status: 500, title: 'Internal server error' },
 } as const satisfies Record<string, { status: number; title: string }>
 

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ToolResultBlockSchema } from '../messages/content-blocks.js'
 
-export const RunStatusSchema = z.enum(['running', 'completed', 'cancelled'])
+export const RunStatusSchema = z.enum(['running', 'completed', 'cancelled', 'lost'])
 export type RunStatus = z.infer<typeof RunStatusSchema>
 
 /**

@@ -39,3 +39,9 @@ export const postHookBlockedMessage = (reason: string): string => `PostToolUse h
 export const emptyOutputMessage = (name: string): string => `(${name} completed with no output)`
 
 export const NO_OUTPUT_FALLBACK = 'Command failed with no output'
+
+/** The instance executing the call died (docs/adr/0112-what-a-lost-run-says.md). */
+export const lostExecutorMessage = (name: string): string =>
+  wrapToolUseError(
+    `The executor stopped before ${name} finished: the toolexec instance running it was lost. It may have had partial effects: check the state before retrying.`,
+  )

@@ -9,12 +9,15 @@ import type { CancelMode } from '../executor/run-options.js'
 import type { SessionContext } from '../executor/session-context.js'
 import { type Logger, SILENT_LOGGER } from '../logging/logger.js'
 import type { SessionService } from '../sessions/session-service.js'
+import type { RunCoordination } from '../stores/run-coordination.js'
 import type { RunMode, RunRecord } from '../stores/run-store.js'
 import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
 import type { Admission } from './admission.js'
 import { type LiveRun, launchRun, type PermissionGateFactory } from './live-run.js'
 import type { PermissionAnswer } from './permission-broker.js'
+import { applyRemoteControl, type RemoteControl } from './remote-control.js'
+import { runElsewhere } from './run-elsewhere.js'
 import type { PreparedInput } from './run-input.js'
 import { permissionTimeoutOf, type RunRequestOptions, runOptionsOf } from './run-request-options.js'
 
@@ -44,6 +47,8 @@ export type RunManagerOptions = {
   limits: { maxToolUseConcurrency: number; maxResultChars: number; permissionTimeoutMs: number; runTtlMs: number }
   logger?: Logger
   now?: () => number
+  /** Other instances on the same shared store (docs/adr/0111-run-leases.md); absent in memory mode. */
+  coordination?: RunCoordination
 }
 
 /**
@@ -51,7 +56,7 @@ export type RunManagerOptions = {
  * answering permission asks, subscribing to events, and draining on shutdown.
  */
 export function createRunManager(options: RunManagerOptions) {
-  const { stores, sessions, limits } = options
+  const { stores, sessions, limits, coordination } = options
   const now = options.now ?? Date.now
   const baseLogger = options.logger ?? SILENT_LOGGER
   const live = new Map<string, LiveRun>()
@@ -85,8 +90,16 @@ export function createRunManager(options: RunManagerOptions) {
       tickets.delete(runId)
       ticket?.release()
     }
-    const session = await claimSession(request, runId).catch((error: unknown) => {
+    // Held before the run exists: its lease and control channel cover it from its first event.
+    const releaseHold = await coordination
+      ?.hold({ runId, tenant }, (message) => applyRemoteControl(live.get(runId), message))
+      .catch((error: unknown) => {
+        released()
+        throw error
+      })
+    const session = await claimSession(request, runId).catch(async (error: unknown) => {
       released()
+      await releaseHold?.()
       throw error
     })
     const logger = (request.logger ?? baseLogger).child({ runId, sessionId: session.sessionId })
@@ -107,6 +120,7 @@ export function createRunManager(options: RunManagerOptions) {
       void run.finished.finally(() => {
         live.delete(runId)
         released()
+        releaseHold?.().catch((error: unknown) => logger.error({ err: error }, 'releasing the run lease failed'))
       })
       logger.info({ mode: request.mode, blocks: request.input.blocks.length }, 'run started')
       return run
@@ -114,6 +128,7 @@ export function createRunManager(options: RunManagerOptions) {
       released()
       if (request.sessionId === undefined) await sessions.delete(tenant, session.sessionId)
       else await sessions.release(session, runId)
+      await releaseHold?.()
       throw error
     }
   }
@@ -128,12 +143,21 @@ export function createRunManager(options: RunManagerOptions) {
   async function replay(tenant: string, runId: string): Promise<RunHandle> {
     const run = (await starting.get(runId)) ?? live.get(runId)
     if (run) return { runId, finished: run.finished }
+    if (coordination) return { runId, ...(await runElsewhere(stores, tenant, runId)) }
     const record = await stores.runs.get(tenant, runId)
     if (!record) throw new ApiError('run_not_found', `Run ${runId} has expired`)
     return { runId, finished: Promise.resolve(record) }
   }
 
   async function start(request: StartRunRequest): Promise<RunHandle> {
+    if (coordination && !coordination.available()) {
+      // Redis is usually back within seconds (docs/operations.md, "Redis unreachable").
+      throw new ApiError(
+        'store_unavailable',
+        `New runs wait for the shared store: ${coordination.unavailableReason()}`,
+        { retryAfterSeconds: 2 },
+      )
+    }
     const runId = `run_${randomUUID()}`
     if (!request.idempotency) {
       const run = await launch(request, runId)
@@ -191,17 +215,27 @@ export function createRunManager(options: RunManagerOptions) {
     await Promise.allSettled(runs().map((run) => run.finished))
   }
 
+  /** To the instance executing the run, when it is another one. */
+  const sendRemote = async (runId: string, message: RemoteControl) =>
+    (await coordination?.send(runId, message)) === true
+
   return {
     start,
     get,
     async cancel(tenant: string, runId: string, mode: CancelMode = 'cancel'): Promise<RunRecord> {
       const record = await get(tenant, runId)
-      live.get(runId)?.cancel(mode)
+      const run = live.get(runId)
+      if (run) run.cancel(mode)
+      else if (record.status === 'running') await sendRemote(runId, { kind: 'cancel', mode })
       return record
     },
     async answerPermission(tenant: string, runId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
-      await get(tenant, runId)
-      if (!live.get(runId)?.answerPermission(requestId, answer)) {
+      const record = await get(tenant, runId)
+      const run = live.get(runId)
+      const applied = run
+        ? run.answerPermission(requestId, answer)
+        : record.status === 'running' && (await sendRemote(runId, { kind: 'answer', requestId, answer }))
+      if (!applied) {
         throw new ApiError('permission_request_not_found', `No open permission request ${requestId} in run ${runId}`)
       }
     },

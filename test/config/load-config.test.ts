@@ -96,12 +96,13 @@ describe('loadConfig', () => {
     },
   )
 
-  it('refuses a non-loopback HOST without API keys, and warns about Redis', () => {
+  it('refuses a non-loopback HOST without API keys, and takes a Redis URL without a warning', () => {
     expect(() => loadConfig({ HOST: '0.0.0.0' })).toThrow('TOOLEXEC_API_KEYS')
     expect(loadConfig({ HOST: '::1' }).host).toBe('::1')
     const withRedis = loadConfig({ TOOLEXEC_REDIS_URL: 'redis://cache:6379' })
     expect(withRedis.redisUrl).toBe('redis://cache:6379')
-    expect(withRedis.startupWarnings).toContainEqual(expect.stringContaining('Redis stores are not built yet'))
+    expect(withRedis.startupWarnings).not.toContainEqual(expect.stringContaining('REDIS'))
+    expect(withRedis.instanceLeaseMs).toBe(10_000)
   })
 })
 

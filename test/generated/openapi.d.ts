@@ -41,7 +41,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 503 while shutting down or while the blob directory takes no writes */
+        /** Readiness: 503 while shutting down, while the shared store (Redis) is unreachable, or while the blob directory takes no writes */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -266,7 +266,7 @@ export interface components {
             cancel_requested: boolean;
             run_id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
+            status: "running" | "completed" | "cancelled" | "lost";
         };
         /** @description A Messages API client tool (`bash_20250124`, `text_editor_20250728`, `memory_20250818`), with its options */
         ClientToolDefinition: {
@@ -386,7 +386,7 @@ export interface components {
              * @description Stable error code; see docs/api.md
              * @enum {string}
              */
-            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "internal_error";
+            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "store_unavailable" | "internal_error";
             detail: string;
             /** @description invalid_request from schema validation: one entry per problem */
             errors?: {
@@ -440,7 +440,7 @@ export interface components {
             run_id: string;
             session_id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
+            status: "running" | "completed" | "cancelled" | "lost";
             tool_use_ids: string[];
         };
         /**
@@ -454,7 +454,7 @@ export interface components {
             events_url: string;
             run_id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
+            status: "running" | "completed" | "cancelled" | "lost";
         };
         /** @description One run event; each SSE `data:` line and WebSocket frame is one of these */
         RunEvent: {
@@ -530,7 +530,7 @@ export interface components {
             run_id: string;
             seq: number;
             /** @enum {string} */
-            status: "completed" | "cancelled";
+            status: "completed" | "cancelled" | "lost";
             ts: string;
             /** @constant */
             type: "run.completed";
@@ -568,7 +568,7 @@ export interface components {
             run_id: string;
             session_id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "cancelled";
+            status: "running" | "completed" | "cancelled" | "lost";
         };
         Session: {
             active_run_id?: string;
@@ -730,11 +730,13 @@ export interface operations {
                         };
                         /** @description A failed MCP server does not make the service unready */
                         mcp_servers: components["schemas"]["McpServerState"][];
+                        /** @description Why the shared store is unavailable (Redis unreachable, volume mismatch) */
+                        reason?: string;
                         status: string;
                     };
                 };
             };
-            /** @description Draining for shutdown, or the blob directory is not writable */
+            /** @description Draining for shutdown, the shared store is unavailable, or the blob directory is not writable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -757,6 +759,8 @@ export interface operations {
                         };
                         /** @description A failed MCP server does not make the service unready */
                         mcp_servers: components["schemas"]["McpServerState"][];
+                        /** @description Why the shared store is unavailable (Redis unreachable, volume mismatch) */
+                        reason?: string;
                         status: string;
                     };
                 };

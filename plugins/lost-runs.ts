@@ -1,0 +1,33 @@
+import fp from 'fastify-plugin'
+import { closeLostRun } from '../src/runs/close-lost-run.js'
+
+/**
+ * With Redis: every half lease, look for runs whose instance stopped renewing its lease and
+ * close them honestly (docs/adr/0111-run-leases.md, docs/adr/0112-what-a-lost-run-says.md).
+ */
+export const lostRunsPlugin = fp(
+  async (app) => {
+    const { coordination, stores, config } = app
+    if (!coordination) return
+    let busy = false
+    const look = async () => {
+      if (busy || !coordination.available()) return
+      busy = true
+      try {
+        for (const run of await coordination.claimLostRuns()) {
+          const closed = await closeLostRun(stores, run, { runTtlMs: config.runTtlMs, now: Date.now })
+          await coordination.forget(run.runId)
+          if (closed) app.log.warn({ runId: run.runId }, 'closed a run whose instance was lost')
+        }
+      } catch (error) {
+        app.log.error({ err: error }, 'closing lost runs failed')
+      } finally {
+        busy = false
+      }
+    }
+    const timer = setInterval(() => void look(), Math.max(50, Math.floor(config.instanceLeaseMs / 2)))
+    timer.unref()
+    app.addHook('onClose', async () => clearInterval(timer))
+  },
+  { name: 'lost-runs', dependencies: ['config', 'stores', 'run-manager'] },
+)

@@ -1,0 +1,27 @@
+/**
+ * Every key and channel toolexec uses in Redis, in one place (docs/adr/0110-redis-key-layout.md).
+ * One Redis (or a primary with replicas), not Redis Cluster: scripts touch keys they compute.
+ */
+const PREFIX = 'toolexec:'
+
+export const redisKeys = {
+  run: (runId: string) => `${PREFIX}run:${runId}`,
+  runToolUseIds: (runId: string) => `${PREFIX}run:${runId}:ids`,
+  runResults: (runId: string) => `${PREFIX}run:${runId}:results`,
+  runBlobs: (runId: string) => `${PREFIX}run:${runId}:blobs`,
+  /** Finished runs by finish time, for the TOOLEXEC_MAX_RETAINED_RUNS bound. */
+  finishedRuns: `${PREFIX}runs:finished`,
+  events: (runId: string) => `${PREFIX}events:${runId}`,
+  /** Pub/sub: the seq of each event appended to the run (a nudge; the stream is the truth). */
+  eventsChannel: (runId: string) => `${PREFIX}tail:${runId}`,
+  session: (tenant: string, sessionId: string) => `${PREFIX}session:${tenant}:${sessionId}`,
+  idempotency: (tenant: string, key: string) => `${PREFIX}idempotency:${tenant}:${key}`,
+  /** Hash run id → tenant of the runs some instance executes; each has a lease key while it lives. */
+  running: `${PREFIX}runs:running`,
+  lease: (runId: string) => `${PREFIX}lease:${runId}`,
+  recovering: (runId: string) => `${PREFIX}recovering:${runId}`,
+  controlChannel: (runId: string) => `${PREFIX}control:${runId}`,
+  replyChannel: (instanceId: string) => `${PREFIX}reply:${instanceId}`,
+  /** The markers of the shared workspace and blob directory (docs/adr/0113-shared-volume-check.md). */
+  volumes: `${PREFIX}volumes`,
+} as const

@@ -1,0 +1,309 @@
+// Pins the store contract on both implementations (memory and a real Redis), same cases:
+// gap-free event subscriptions, tenant-scoped run copies, atomic idempotency claims, one run per
+// session; then what each does about expiry (the memory sweep, Redis TTLs and the retained bound).
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import type { RunEvent } from '../../src/events/run-event.js'
+import { createRedisStores, type RedisStores } from '../../src/stores/redis-stores.js'
+import type { RunRecord } from '../../src/stores/run-store.js'
+import type { SessionRecord } from '../../src/stores/session-store.js'
+import { createMemoryStores, type Stores, sweepStores } from '../../src/stores/stores.js'
+import { createPermissionContext } from '../../src/tool/permission-context.js'
+import { type RedisServer, redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
+
+const run = (runId: string, extra: Partial<RunRecord> = {}): RunRecord => ({
+  runId,
+  tenant: 'acme',
+  sessionId: 'ses_1',
+  mode: 'wait',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  status: 'running',
+  toolUseIds: [],
+  results: [],
+  blobs: [],
+  ...extra,
+})
+
+const session = (sessionId: string, lastUsedAt: number): SessionRecord => ({
+  sessionId,
+  tenant: 'acme',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  cwd: '/w',
+  permissionContext: createPermissionContext(),
+  readFileState: new Map(),
+  todos: [],
+  lastUsedAt,
+})
+
+const limits = { maxRetainedRuns: 2, sessionIdleTtlMs: 60_000 }
+let redisServer: RedisServer | undefined
+const opened: RedisStores[] = []
+let unique = 0
+/** Ids unique per test, so the cases share one Redis without seeing each other. */
+const id = (name: string) => `${name}-${++unique}`
+
+async function redisStores(extra: { maxRetainedRuns?: number; sessionIdleTtlMs?: number } = {}): Promise<RedisStores> {
+  redisServer ??= await startRedisServer()
+  const opened_ = createRedisStores({ url: redisServer.url, runTtlMs: 60_000, leaseMs: 1000, ...limits, ...extra })
+  opened.push(opened_)
+  return opened_
+}
+
+afterAll(async () => {
+  for (const stores of opened) await stores.close()
+  await redisServer?.stop()
+})
+
+const implementations: [string, () => Promise<Stores>, string | undefined][] = [
+  ['memory', async () => createMemoryStores({ maxRetainedRuns: 10 }), undefined],
+  ['redis', async () => (await redisStores()).stores, redisSkipReason],
+]
+
+describe.each(implementations)('%s stores', (_name, open, skipReason) => {
+  let stores: Stores
+  beforeAll(async () => {
+    if (skipReason === undefined) stores = await open()
+  })
+  if (skipReason !== undefined) {
+    it.skip(`skipped: ${skipReason}`, () => undefined)
+    return
+  }
+
+  it('numbers events from 1 and replays after a seq', async () => {
+    const r = id('r')
+    const first = await stores.events.append(r, { type: 'run.started', tool_use_ids: [] })
+    await stores.events.append(r, { type: 'run.completed', status: 'completed' })
+    expect(first).toEqual({ type: 'run.started', tool_use_ids: [], seq: 1, run_id: r, ts: expect.any(String) })
+    const all = await stores.events.read(r, 0)
+    expect(all.map((event) => [event.seq, event.type, event.run_id])).toEqual([
+      [1, 'run.started', r],
+      [2, 'run.completed', r],
+    ])
+    expect(all[0]).toEqual(first)
+    expect((await stores.events.read(r, 1)).map((event) => event.seq)).toEqual([2])
+  })
+
+  it('delivers backlog then live events with no gap or duplicate, and isolates a throwing listener', async () => {
+    const r = id('r')
+    await stores.events.append(r, { type: 'tool.started', tool_use_id: 'a' })
+    const seen: number[] = []
+    await stores.events.subscribe(r, 0, () => {
+      throw new Error('faulty subscriber')
+    })
+    const stop = await stores.events.subscribe(r, 0, (event: RunEvent) => seen.push(event.seq))
+    expect(seen).toEqual([1])
+    await stores.events.append(r, { type: 'tool.started', tool_use_id: 'b' })
+    await vi.waitFor(() => expect(seen).toEqual([1, 2]))
+    stop()
+    await stores.events.append(r, { type: 'tool.started', tool_use_id: 'c' })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(seen).toEqual([1, 2])
+  })
+
+  it('replays from a middle seq while appends race the subscription', async () => {
+    const r = id('r')
+    for (let index = 0; index < 5; index++)
+      await stores.events.append(r, { type: 'tool.started', tool_use_id: `a${index}` })
+    const seen: number[] = []
+    const appends = Array.from({ length: 20 }, (_, index) =>
+      stores.events.append(r, { type: 'tool.started', tool_use_id: `b${index}` }),
+    )
+    const stop = await stores.events.subscribe(r, 3, (event) => seen.push(event.seq))
+    await Promise.all(appends)
+    await vi.waitFor(() => expect(seen.at(-1)).toBe(25))
+    stop()
+    expect(seen).toEqual(Array.from({ length: 22 }, (_, index) => index + 4))
+  })
+
+  it('hides runs from other tenants and hands out copies', async () => {
+    const r = id('r')
+    await stores.runs.create(run(r))
+    expect(await stores.runs.get('globex', r)).toBeUndefined()
+    const copy = await stores.runs.get('acme', r)
+    copy!.results.push({ type: 'tool_result', tool_use_id: 'x', content: 'tampered' })
+    expect((await stores.runs.get('acme', r))!.results).toEqual([])
+  })
+
+  it('keeps tool_use ids, results and the completion of a run', async () => {
+    const r = id('r')
+    await stores.runs.create(run(r, { mode: 'stream', toolUseIds: ['a'], idempotencyKey: 'k' }))
+    await stores.runs.appendToolUseId(r, 'b')
+    await stores.runs.appendResult(r, { type: 'tool_result', tool_use_id: 'a', content: 'one' })
+    const results = [
+      { type: 'tool_result' as const, tool_use_id: 'a', content: 'one' },
+      {
+        type: 'tool_result' as const,
+        tool_use_id: 'b',
+        content: [{ type: 'text' as const, text: 'two' }],
+        is_error: true as const,
+      },
+    ]
+    await stores.runs.complete(r, {
+      status: 'cancelled',
+      results,
+      blobs: [],
+      finishedAt: '2026-01-01T00:00:01.000Z',
+      expiresAt: Date.now() + 60_000,
+    })
+    expect(await stores.runs.get('acme', r)).toEqual({
+      ...run(r, { mode: 'stream', idempotencyKey: 'k' }),
+      status: 'cancelled',
+      toolUseIds: ['a', 'b'],
+      results,
+      finishedAt: '2026-01-01T00:00:01.000Z',
+      expiresAt: expect.any(Number),
+    })
+  })
+
+  it('lets exactly one of many concurrent claims win', async () => {
+    const k = id('k')
+    const claims = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        stores.idempotency.claim('acme', k, { runId: `r${index}`, fingerprint: 'f' }),
+      ),
+    )
+    expect(claims.filter((claim) => claim === null)).toHaveLength(1)
+    const winner = `r${claims.indexOf(null)}`
+    for (const claim of claims) if (claim !== null) expect(claim).toEqual({ runId: winner, fingerprint: 'f' })
+    expect(await stores.idempotency.claim('globex', k, { runId: 'r3', fingerprint: 'f' })).toBeNull()
+    await stores.idempotency.release('acme', k, 'other-run')
+    expect(await stores.idempotency.claim('acme', k, { runId: 'r4', fingerprint: 'f' })).toEqual({
+      runId: winner,
+      fingerprint: 'f',
+    })
+    await stores.idempotency.release('acme', k, winner)
+    expect(await stores.idempotency.claim('acme', k, { runId: 'r4', fingerprint: 'f' })).toBeNull()
+  })
+
+  it('holds a session for one run at a time and saves the state it hands back', async () => {
+    const s = id('s')
+    await stores.sessions.create(session(s, 0))
+    expect(await stores.sessions.claim('acme', s, 'r1', 10)).toBe('claimed')
+    expect(await stores.sessions.claim('acme', s, 'r2', 10)).toBe('busy')
+    expect(await stores.sessions.claim('globex', s, 'r2', 10)).toBe('missing')
+    const readFileState = new Map([['/w/a.txt', { mtimeMs: 1, size: 2, partial: false }]])
+    await stores.sessions.release('acme', s, 'r2', { ...session(s, 0), cwd: '/w/wrong' }, 15)
+    await stores.sessions.release('acme', s, 'r1', { ...session(s, 0), cwd: '/w/sub', readFileState }, 20)
+    const saved = (await stores.sessions.get('acme', s))!
+    expect(saved.cwd).toBe('/w/sub')
+    expect(saved.readFileState).toEqual(readFileState)
+    expect(saved.activeRunId).toBeUndefined()
+    expect(await stores.sessions.claim('acme', s, 'r2', 30)).toBe('claimed')
+    expect(await stores.sessions.delete('acme', s)).toBe(true)
+    expect(await stores.sessions.get('acme', s)).toBeUndefined()
+  })
+})
+
+describe('memory expiry', () => {
+  it('sweeps expired runs and evicts the oldest finished ones beyond the bound, never running ones', async () => {
+    const runs = createMemoryStores({ maxRetainedRuns: 2 }).runs
+    await runs.create(run('old-running'))
+    await runs.create(run('finished-1', { status: 'completed', expiresAt: 1000 }))
+    await runs.create(run('finished-2', { status: 'completed', expiresAt: 5000 }))
+    await runs.create(run('finished-3', { status: 'completed', expiresAt: 5000 }))
+    const removed = await runs.sweep(2000)
+    expect(removed.map((record) => record.runId)).toEqual(['finished-1', 'finished-2'])
+    expect(await runs.get('acme', 'old-running')).toBeDefined()
+    expect(await runs.get('acme', 'finished-3')).toBeDefined()
+  })
+
+  it('expires idle sessions but never one held by a run', async () => {
+    const sessions = createMemoryStores({ maxRetainedRuns: 2 }).sessions
+    await sessions.create(session('idle', 0))
+    await sessions.create(session('busy', 0))
+    await sessions.create(session('fresh', 900))
+    await sessions.claim('acme', 'busy', 'r', 0)
+    expect(await sessions.sweep(1000, 500)).toBe(1)
+    expect(await sessions.get('acme', 'idle')).toBeUndefined()
+    expect(await sessions.get('acme', 'busy')).toBeDefined()
+    expect(await sessions.get('acme', 'fresh')).toBeDefined()
+  })
+})
+
+describe('sweepStores', () => {
+  it('takes an expired run with its events and idempotency key', async () => {
+    const stores = createMemoryStores({ maxRetainedRuns: 100 })
+    await stores.runs.create(run('r1', { status: 'completed', expiresAt: 10, idempotencyKey: 'k' }))
+    await stores.events.append('r1', { type: 'run.completed', status: 'completed' })
+    await stores.idempotency.claim('acme', 'k', { runId: 'r1', fingerprint: 'f' })
+    expect(await sweepStores(stores, { maxRetainedRuns: 100, sessionIdleTtlMs: 1000 }, 20)).toEqual({
+      runs: 1,
+      sessions: 0,
+    })
+    expect(await stores.events.read('r1', 0)).toEqual([])
+    expect(await stores.idempotency.claim('acme', 'k', { runId: 'r2', fingerprint: 'f' })).toBeNull()
+  })
+})
+
+describe.skipIf(redisSkipReason !== undefined)('redis expiry and instances', () => {
+  it('expires a finished run with its events and key by TTL, and evicts the oldest beyond the bound', async () => {
+    const { stores, redis } = await redisStores({ maxRetainedRuns: 2 })
+    const [r1, r2, r3] = [id('r'), id('r'), id('r')]
+    for (const [r, at] of [
+      [r1, 1000],
+      [r2, 2000],
+      [r3, 3000],
+    ] as const) {
+      await stores.runs.create(run(r, { idempotencyKey: `key-${r}` }))
+      await stores.idempotency.claim('acme', `key-${r}`, { runId: r, fingerprint: 'f' })
+      await stores.events.append(r, { type: 'run.completed', status: 'completed' })
+      const expiresAt = Date.now() + at
+      await stores.runs.complete(r, { status: 'completed', results: [], blobs: [], finishedAt: 'x', expiresAt })
+    }
+    // The bound is global (other tests' runs count too): r1, the oldest of these three, is gone.
+    expect(await stores.runs.get('acme', r1)).toBeUndefined()
+    expect(await stores.events.read(r1, 0)).toEqual([])
+    const ttl = await redis.pttl(`toolexec:run:${r3}`)
+    expect(ttl).toBeGreaterThan(0)
+    expect(ttl).toBeLessThanOrEqual(3000)
+    expect(await redis.pttl(`toolexec:events:${r3}`)).toBeGreaterThan(0)
+    expect(await redis.pttl(`toolexec:idempotency:acme:key-${r3}`)).toBeGreaterThan(0)
+    expect(await stores.runs.sweep(Date.now())).toEqual([])
+  })
+
+  it('expires an idle session by TTL, never one held by a run', async () => {
+    const { stores, redis } = await redisStores({ sessionIdleTtlMs: 200 })
+    const [idle, held] = [id('s'), id('s')]
+    await stores.sessions.create(session(idle, Date.now()))
+    await stores.sessions.create(session(held, Date.now()))
+    expect(await stores.sessions.claim('acme', held, 'r', Date.now())).toBe('claimed')
+    expect(await redis.pttl(`toolexec:session:acme:${held}`)).toBe(-1)
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    expect(await stores.sessions.get('acme', idle)).toBeUndefined()
+    expect(await stores.sessions.get('acme', held)).toBeDefined()
+  })
+
+  it('gives one of 50 claims spread over 5 instances the key, and one session claim of two', async () => {
+    const instances = await Promise.all(Array.from({ length: 5 }, () => redisStores()))
+    const k = id('k')
+    const claims = await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        instances[index % 5]!.stores.idempotency.claim('acme', k, { runId: `r${index}`, fingerprint: 'f' }),
+      ),
+    )
+    expect(claims.filter((claim) => claim === null)).toHaveLength(1)
+    const s = id('s')
+    await instances[0]!.stores.sessions.create(session(s, 0))
+    const sessionClaims = await Promise.all([
+      instances[1]!.stores.sessions.claim('acme', s, 'r1', 1),
+      instances[2]!.stores.sessions.claim('acme', s, 'r2', 1),
+    ])
+    expect(sessionClaims.sort()).toEqual(['busy', 'claimed'])
+  })
+
+  it('shows every event to a subscriber on another instance, and continues the seq across writers', async () => {
+    const [writer, reader] = [await redisStores(), await redisStores()]
+    const r = id('r')
+    const seen: number[] = []
+    await reader.stores.events.subscribe(r, 0, (event) => seen.push(event.seq))
+    for (let index = 0; index < 10; index++)
+      await writer.stores.events.append(r, { type: 'tool.started', tool_use_id: `t${index}` })
+    await vi.waitFor(() => expect(seen).toHaveLength(10))
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    // A second instance appending after the first (a survivor closing a lost run) continues the seq.
+    const closing = await reader.stores.events.append(r, { type: 'run.completed', status: 'completed' })
+    expect(closing.seq).toBe(11)
+    await expect(writer.stores.events.append(r, { type: 'tool.started', tool_use_id: 'late' })).resolves.toMatchObject({
+      seq: 12,
+    })
+  })
+})
