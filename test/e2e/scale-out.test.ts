@@ -10,6 +10,7 @@ import { REAL_PROCESS_WAIT } from '../helpers/real-process-wait.js'
 import { type RedisServer, redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
 import { type ServiceProcess, startServiceProcess } from '../helpers/service-process.js'
 import { connect, type Frame } from '../helpers/ws-client.js'
+import { processesMatching } from '../tools/bash/process-helpers.js'
 
 const bash = (id: string, command: string) => ({ type: 'tool_use', id, name: 'Bash', input: { command } })
 
@@ -93,18 +94,19 @@ describe.skipIf(redisSkipReason !== undefined)('three instances on one Redis', (
   }, 30_000)
 
   it('aborts on A the calls of a run cancelled on B, killing their process', async () => {
-    const { session_id, cwd } = await session(a, true)
-    const run = await startRun(a, { session_id, tool_uses: [bash('t1', 'echo $$ > pid; sleep 30; echo finished')] })
+    const { session_id } = await session(a, true)
+    // Found by its command line from here: `$$` would be a pid inside the call's PID namespace.
+    const marker = `30.${process.pid}`
+    const run = await startRun(a, { session_id, tool_uses: [bash('t1', `sleep ${marker}; echo finished`)] })
     const client = connect(`${b.wsUrl}${run.events_url}`)
     await client.until((frame) => frame.type === 'tool.started')
-    await vi.waitFor(() => expect(readFileSync(path.join(cwd, 'pid'), 'utf8')).toMatch(/^\d+/), REAL_PROCESS_WAIT)
-    const pid = Number(readFileSync(path.join(cwd, 'pid'), 'utf8'))
+    await vi.waitFor(async () => expect(await processesMatching(`sleep ${marker}`)).not.toEqual([]), REAL_PROCESS_WAIT)
     const cancelled = await post(b, `/v1/runs/${run.run_id}/cancel`, {})
     expect(cancelled.status).toBe(202)
     expect(await cancelled.json()).toMatchObject({ cancel_requested: true })
     await client.closed
     expect(client.received.at(-1)).toMatchObject({ type: 'run.completed', status: 'cancelled' })
-    expect(() => process.kill(pid, 0)).toThrow()
+    await vi.waitFor(async () => expect(await processesMatching(`sleep ${marker}`)).toEqual([]), REAL_PROCESS_WAIT)
   }, 30_000)
 
   it('answers on B an ask raised on A, and refuses an answer to a closed ask anywhere', async () => {
