@@ -48,6 +48,26 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
     labelNames: ['transport'],
     registers,
   })
+  /**
+   * Each tool's labelled children, made once: labelled observations hash their labels on every
+   * call, which showed in profiles (docs/adr/0155-cheaper-hot-path-bookkeeping.md).
+   */
+  const perTool = new Map<
+    string,
+    { success: { inc(): void }; error: { inc(): void }; duration: { observe(value: number): void } }
+  >()
+  const childrenOf = (tool: string) => {
+    let children = perTool.get(tool)
+    if (!children) {
+      children = {
+        success: calls.labels({ tool, outcome: 'success' }),
+        error: calls.labels({ tool, outcome: 'error' }),
+        duration: duration.labels({ tool }),
+      }
+      perTool.set(tool, children)
+    }
+    return children
+  }
   /** Tool names by `run_id/tool_use_id`, from `tool.queued` until `tool.completed`. */
   const names = new Map<string, string>()
 
@@ -73,8 +93,9 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
         const tool = names.get(key) ?? 'unknown'
         names.delete(key)
         executing.dec()
-        calls.inc({ tool, outcome: event.is_error ? 'error' : 'success' })
-        duration.observe({ tool }, event.duration_ms / 1000)
+        const children = childrenOf(tool)
+        ;(event.is_error ? children.error : children.success).inc()
+        children.duration.observe(event.duration_ms / 1000)
         break
       }
     }

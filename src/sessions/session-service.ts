@@ -36,6 +36,26 @@ export type SessionServiceOptions = {
 export function createSessionService(options: SessionServiceOptions) {
   const { store, operator } = options
   const now = options.now ?? Date.now
+  /**
+   * A session's context with the operator's layer, built once per permission-context change:
+   * contexts are frozen, so the same object always layers (and strips) to the same result, and
+   * a run that changed nothing hands back the layered object it was given
+   * (docs/adr/0153-per-session-work-cached-per-change.md).
+   */
+  const layered = new WeakMap<ToolPermissionContext, ToolPermissionContext>()
+  const stripped = new WeakMap<ToolPermissionContext, ToolPermissionContext>()
+  const once = (
+    cache: WeakMap<ToolPermissionContext, ToolPermissionContext>,
+    context: ToolPermissionContext,
+    build: (context: ToolPermissionContext) => ToolPermissionContext,
+  ) => {
+    let result = cache.get(context)
+    if (!result) {
+      result = build(context)
+      cache.set(context, result)
+    }
+    return result
+  }
   /** Each tenant's workspace root, made and resolved once: most sessions (every run without one) use it as is. */
   const roots = new Map<string, Promise<string>>()
   const rootOf = (tenant: string) => {
@@ -94,7 +114,7 @@ export function createSessionService(options: SessionServiceOptions) {
   async function release(session: SessionRecord, runId: string, context?: SessionContext): Promise<void> {
     const state: SessionState | undefined = context && {
       cwd: context.cwd,
-      permissionContext: stripOperatorLayer(context.permissionContext),
+      permissionContext: once(stripped, context.permissionContext, stripOperatorLayer),
       readFileState: context.readFileState,
       todos: context.todos,
     }
@@ -107,7 +127,7 @@ export function createSessionService(options: SessionServiceOptions) {
       tenant: session.tenant,
       sessionId: session.sessionId,
       cwd: session.cwd,
-      permissionContext: withOperatorLayer(session.permissionContext, operator),
+      permissionContext: once(layered, session.permissionContext, (own) => withOperatorLayer(own, operator)),
       readFileState: session.readFileState,
       todos: session.todos,
       blobs: options.blobs,
