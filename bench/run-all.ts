@@ -61,9 +61,11 @@ if (values.markdown) {
 
 const duration = values.duration
 const soakSeconds = values['soak-seconds']
+// The engine benches run compiled (tsconfig.bench.json), like production: tsx adds a naming
+// helper to every function it creates, which shows in per-call figures.
 const benches: [script: string, args: string[]][] = [
-  ['bench/engine-overhead.ts', ['1000', '15']],
-  ['bench/parallel-efficiency.ts', ['50', '10', '5']],
+  ['dist/bench/engine-overhead.js', ['1000', '15']],
+  ['dist/bench/parallel-efficiency.js', ['50', '10', '5']],
   ['bench/http-runs.ts', ['--duration', duration, '--connections', '50']],
   ['bench/mcp-peer.ts', ['--duration', duration, '--concurrency', '50']],
   ['bench/event-subscribers.ts', ['100']],
@@ -72,14 +74,23 @@ const benches: [script: string, args: string[]][] = [
 ]
 
 buildOnce()
+execFileSync(
+  process.execPath,
+  [path.join(REPOSITORY, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.bench.json'],
+  {
+    cwd: REPOSITORY,
+    stdio: 'inherit',
+  },
+)
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'toolexec-bench-report-'))
 const figures: Figure[] = []
 const started = Date.now()
 try {
   for (const [script, args] of benches) {
-    const output = path.join(scratch, `${path.basename(script, '.ts')}.json`)
+    const output = path.join(scratch, `${path.basename(script).replace(/\.[jt]s$/, '')}.json`)
     console.log(`\n== ${script} ${args.join(' ')}`)
-    execFileSync(process.execPath, ['--import', 'tsx', script, ...args], {
+    const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []
+    execFileSync(process.execPath, [...loader, script, ...args], {
       cwd: REPOSITORY,
       stdio: 'inherit',
       env: { ...process.env, BENCH_JSON: output, BENCH_BUILT: '1' },

@@ -68,6 +68,21 @@ export function createSessionService(options: SessionServiceOptions) {
     return root
   }
 
+  /**
+   * The context of a session created with no options (every run without a session_id makes
+   * one) depends only on the tenant's root: built once per root and shared, as contexts are
+   * frozen (docs/adr/0153-per-session-work-cached-per-change.md).
+   */
+  const plainContexts = new Map<string, ToolPermissionContext>()
+  const plainContextOf = (root: string) => {
+    let context = plainContexts.get(root)
+    if (!context) {
+      context = sessionPermissionContext(operator, { additionalDirectories: [], workspaceRoot: root, cwd: root })
+      plainContexts.set(root, context)
+    }
+    return context
+  }
+
   async function create(tenant: string, input: CreateSessionInput = {}): Promise<SessionRecord> {
     const root = await rootOf(tenant)
     const cwd = input.cwd === undefined ? root : await confineDirectory(root, input.cwd, 'cwd')
@@ -82,13 +97,15 @@ export function createSessionService(options: SessionServiceOptions) {
       tenant,
       createdAt: new Date(now()).toISOString(),
       cwd,
-      permissionContext: sessionPermissionContext(operator, {
-        ...(input.permission_mode === undefined ? {} : { mode: input.permission_mode }),
-        ...permissions,
-        additionalDirectories: additional,
-        workspaceRoot: root,
-        cwd,
-      }),
+      permissionContext: isPlain(input)
+        ? plainContextOf(root)
+        : sessionPermissionContext(operator, {
+            ...(input.permission_mode === undefined ? {} : { mode: input.permission_mode }),
+            ...permissions,
+            additionalDirectories: additional,
+            workspaceRoot: root,
+            cwd,
+          }),
       readFileState: new Map(),
       todos: [],
       lastUsedAt: now(),
@@ -157,6 +174,16 @@ export function createSessionService(options: SessionServiceOptions) {
 }
 
 export type SessionService = ReturnType<typeof createSessionService>
+
+/** A session asked for nothing: the tenant's root as cwd, the operator's mode and rules only. */
+function isPlain(input: CreateSessionInput): boolean {
+  return (
+    input.cwd === undefined &&
+    input.permission_mode === undefined &&
+    input.permissions === undefined &&
+    (input.additional_directories ?? []).length === 0
+  )
+}
 
 const SESSION_PERMISSION_CODES = {
   bypass_permissions_disabled: 'permission_mode_forbidden',
