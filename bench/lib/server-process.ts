@@ -30,7 +30,7 @@ export function buildOnce(): void {
 }
 
 /** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer()
     probe.once('error', reject)
