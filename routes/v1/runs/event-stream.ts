@@ -49,6 +49,12 @@ export async function serveEventStream(
       backlog.push(event)
       return
     }
+    // Events of one turn of the event loop leave in one write: with many subscribers, a write
+    // per event per subscriber was what delayed delivery (docs/adr/0156-event-fan-out-formats-once.md).
+    if (!response.writableCorked) {
+      response.cork()
+      setImmediate(() => response.uncork())
+    }
     response.write(formatEvent(event))
     if (event.type === 'run.completed') setImmediate(end)
   }
