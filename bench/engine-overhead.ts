@@ -3,7 +3,7 @@
  * measured in the same process — what any executor must do at least: zod-parse the input, await
  * the no-op, build a tool_result object. Prints medians over several rounds and their ratio.
  *
- *   npx tsx bench/engine-overhead.ts [calls=1000] [rounds=15]
+ *   npx tsx bench/engine-overhead.ts [calls=1000] [rounds=40]
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -17,7 +17,9 @@ import { createPermissionContext } from '../src/tool/permission-context.js'
 import { emitFigures, type Figure } from './lib/report.js'
 
 const calls = Number(process.argv[2] ?? 1000)
-const rounds = Number(process.argv[3] ?? 15)
+const rounds = Number(process.argv[3] ?? 40)
+// Until the JIT has settled: fewer warm-up rounds left the median swinging by 3×.
+const WARM_UP_ROUNDS = 5
 const schema = z.strictObject({ value: z.string() })
 const noop = async () => undefined
 
@@ -86,11 +88,11 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 const root = await mkdtemp(join(tmpdir(), 'toolexec-bench-'))
 const timings = { floor: [] as number[], serial: [] as number[], concurrent: [] as number[] }
-for (let round = 0; round < rounds + 2; round++) {
+for (let round = 0; round < rounds + WARM_UP_ROUNDS; round++) {
   const f = await floor()
   const s = await engine(root, false)
   const c = await engine(root, true)
-  if (round < 2) continue // warm-up
+  if (round < WARM_UP_ROUNDS) continue
   timings.floor.push(f)
   timings.serial.push(s)
   timings.concurrent.push(c)
