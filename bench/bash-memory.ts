@@ -1,9 +1,9 @@
 /**
- * Bash memory benchmark: a command printing 200 MB must cost the service far less than 200 MB.
+ * Bash memory benchmark: a command printing 1 GB must grow RSS by less than 64 MB.
  * Runs the real Bash tool with a real file blob store, samples this process's RSS while the
  * command runs, and prints the output size, the RSS growth and their ratio.
  *
- *   npx tsx bench/bash-memory.ts [megabytes]
+ *   npx tsx bench/bash-memory.ts [megabytes=1000]
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
@@ -12,8 +12,9 @@ import { createFileBlobStore } from '../src/results/file-blob-store.js'
 import { createPermissionContext } from '../src/tool/permission-context.js'
 import type { ToolUseContext } from '../src/tool/tool.js'
 import { BashTool } from '../src/tools/bash/bash-tool.js'
+import { emitFigures } from './lib/report.js'
 
-const megabytes = Number(process.argv[2] ?? 200)
+const megabytes = Number(process.argv[2] ?? 1000)
 const bytes = megabytes * 1_000_000
 const root = await mkdtemp(path.join(os.tmpdir(), 'toolexec-bash-memory-'))
 const blobs = createFileBlobStore({ root: path.join(root, 'blobs'), ttlMs: 60_000 })
@@ -64,6 +65,18 @@ try {
   console.log(`rss growth:    ${mib(growth)}`)
   console.log(`growth/output: ${(growth / bytes).toFixed(4)}`)
   console.log(`result starts: ${JSON.stringify(String(mapped.content).slice(0, 60))}`)
+  emitFigures([
+    {
+      name: `Bash printing ${megabytes} MB: RSS growth`,
+      unit: 'MB',
+      value: Math.round((growth / 1024 / 1024) * 10) / 10,
+      baselineName: 'output, MB',
+      baseline: megabytes,
+      goal: { atMost: 64 },
+      met: growth < 64 * 1024 * 1024,
+      details: { durationMs: Date.now() - started, progressEvents },
+    },
+  ])
 } finally {
   clearInterval(sampler)
   await rm(root, { recursive: true, force: true })

@@ -3,7 +3,7 @@
  * measured in the same process — what any executor must do at least: zod-parse the input, await
  * the no-op, build a tool_result object. Prints medians over several rounds and their ratio.
  *
- *   npx tsx bench/engine-overhead.ts [calls=1000] [rounds=15]
+ *   npx tsx bench/engine-overhead.ts [calls=1000] [rounds=40]
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -14,9 +14,12 @@ import type { ToolUseBlock } from '../src/messages/content-blocks.js'
 import { createFileBlobStore } from '../src/results/file-blob-store.js'
 import { buildTool } from '../src/tool/build-tool.js'
 import { createPermissionContext } from '../src/tool/permission-context.js'
+import { emitFigures, type Figure } from './lib/report.js'
 
 const calls = Number(process.argv[2] ?? 1000)
-const rounds = Number(process.argv[3] ?? 15)
+const rounds = Number(process.argv[3] ?? 40)
+// Until the JIT has settled: fewer warm-up rounds left the median swinging by 3×.
+const WARM_UP_ROUNDS = 5
 const schema = z.strictObject({ value: z.string() })
 const noop = async () => undefined
 
@@ -85,11 +88,11 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 const root = await mkdtemp(join(tmpdir(), 'toolexec-bench-'))
 const timings = { floor: [] as number[], serial: [] as number[], concurrent: [] as number[] }
-for (let round = 0; round < rounds + 2; round++) {
+for (let round = 0; round < rounds + WARM_UP_ROUNDS; round++) {
   const f = await floor()
   const s = await engine(root, false)
   const c = await engine(root, true)
-  if (round < 2) continue // warm-up
+  if (round < WARM_UP_ROUNDS) continue
   timings.floor.push(f)
   timings.serial.push(s)
   timings.concurrent.push(c)
@@ -97,11 +100,15 @@ for (let round = 0; round < rounds + 2; round++) {
 await rm(root, { recursive: true, force: true })
 
 const floorMs = median(timings.floor)
-const report = (label: string, ms: number) =>
-  console.log(
-    `${label.padEnd(22)} ${ms.toFixed(2).padStart(8)} ms  ${((ms * 1000) / calls).toFixed(1).padStart(7)} µs/call  ${(ms / floorMs).toFixed(2)}x floor`,
-  )
-console.log(`engine overhead: ${calls} no-op calls, median of ${rounds} rounds`)
-report('floor (parse+await)', floorMs)
-report('engine, serial', median(timings.serial))
-report('engine, concurrent', median(timings.concurrent))
+const perCall = (ms: number) => (ms * 1000) / calls
+const figure = (label: string, ms: number): Figure => ({
+  name: `engine, ${calls} no-op calls, ${label}: per call (median of ${rounds} rounds)`,
+  unit: 'µs/call',
+  value: Math.round(perCall(ms) * 100) / 100,
+  baselineName: 'floor: zod parse + await + result object',
+  baseline: Math.round(perCall(floorMs) * 100) / 100,
+  ratio: Math.round((ms / floorMs) * 10) / 10,
+  goal: { atMost: 4 },
+  met: perCall(ms) <= 4,
+})
+emitFigures([figure('serial', median(timings.serial)), figure('concurrent', median(timings.concurrent))])

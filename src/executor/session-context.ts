@@ -13,27 +13,48 @@ export type SessionContext = Pick<
 type CallFields = { runId: string; toolUseId: string; abortSignal: AbortSignal | (() => AbortSignal); tools: Tools }
 
 /**
- * Written out rather than spread: this runs once per call and spreads showed in profiles. The
+ * One call's context. A class rather than an object literal: a literal with a getter is built
+ * in dictionary mode, which was the engine's largest per-call cost; here the fields have one
+ * shape and the getter lives on the prototype (docs/adr/0157-call-context-is-a-class.md). The
  * signal may be given lazily, so a call that never looks at it never allocates one.
  */
-export function toCallContext(session: SessionContext, fields: CallFields): ToolUseContext {
-  return {
-    tenant: session.tenant,
-    sessionId: session.sessionId,
-    cwd: session.cwd,
-    permissionContext: session.permissionContext,
-    readFileState: session.readFileState,
-    todos: session.todos,
-    blobs: session.blobs,
-    environment: session.environment,
-    runId: fields.runId,
-    toolUseId: fields.toolUseId,
-    get abortSignal() {
-      const signal = fields.abortSignal
-      return typeof signal === 'function' ? signal() : signal
-    },
-    tools: fields.tools,
+class CallContext implements ToolUseContext {
+  readonly tenant: string
+  readonly sessionId: string
+  readonly cwd: string
+  readonly permissionContext: ToolUseContext['permissionContext']
+  readonly readFileState: ToolUseContext['readFileState']
+  readonly todos: ToolUseContext['todos']
+  readonly blobs: ToolUseContext['blobs']
+  readonly environment: ToolUseContext['environment']
+  readonly runId: string
+  readonly toolUseId: string
+  readonly tools: Tools
+  readonly #signal: CallFields['abortSignal']
+
+  constructor(session: SessionContext, fields: CallFields) {
+    this.tenant = session.tenant
+    this.sessionId = session.sessionId
+    this.cwd = session.cwd
+    this.permissionContext = session.permissionContext
+    this.readFileState = session.readFileState
+    this.todos = session.todos
+    this.blobs = session.blobs
+    this.environment = session.environment
+    this.runId = fields.runId
+    this.toolUseId = fields.toolUseId
+    this.tools = fields.tools
+    this.#signal = fields.abortSignal
   }
+
+  get abortSignal(): AbortSignal {
+    const signal = this.#signal
+    return typeof signal === 'function' ? signal() : signal
+  }
+}
+
+export function toCallContext(session: SessionContext, fields: CallFields): ToolUseContext {
+  return new CallContext(session, fields)
 }
 
 /** Applies a tool's context modifier to the session state and keeps only what a session owns. */

@@ -8,6 +8,8 @@ export type Logger = {
   warn(object: object, message?: string): void
   error(object: object, message?: string): void
   child(bindings: Record<string, unknown>): Logger
+  /** pino's level check, when the logger has one. */
+  isLevelEnabled?(level: string): boolean
 }
 
 const ignore = () => {}

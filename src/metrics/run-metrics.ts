@@ -72,6 +72,26 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
     help: 'Bytes written to result blobs',
     registers,
   })
+  /**
+   * Each tool's labelled children, made once: labelled observations hash their labels on every
+   * call, which showed in profiles (docs/adr/0155-cheaper-hot-path-bookkeeping.md).
+   */
+  const perTool = new Map<
+    string,
+    { success: { inc(): void }; error: { inc(): void }; duration: { observe(value: number): void } }
+  >()
+  const childrenOf = (tool: string) => {
+    let children = perTool.get(tool)
+    if (!children) {
+      children = {
+        success: calls.labels({ tool, outcome: 'success' }),
+        error: calls.labels({ tool, outcome: 'error' }),
+        duration: duration.labels({ tool }),
+      }
+      perTool.set(tool, children)
+    }
+    return children
+  }
   /** Tool names by `run_id/tool_use_id`, from `tool.queued` until `tool.completed`. */
   const names = new Map<string, string>()
   /** Open asks by `run_id/request_id`: the call they hold and when they were sent. */
@@ -103,8 +123,9 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
         names.delete(key)
         waited.delete(key)
         executing.dec()
-        calls.inc({ tool, outcome: event.is_error ? 'error' : 'success' })
-        duration.observe({ tool }, Math.max(0, event.duration_ms - waitedMs) / 1000)
+        const children = childrenOf(tool)
+        ;(event.is_error ? children.error : children.success).inc()
+        children.duration.observe(Math.max(0, event.duration_ms - waitedMs) / 1000)
         break
       }
       case 'permission.requested':

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { isInside } from './is-inside.js'
-import { resolveRealPath } from './resolve-real-path.js'
+import { realDirectory } from './real-directory.js'
 
 /** `read` also admits the tenant's blob directory (read-only); `write` only the working directories. */
 export type PathAccess = 'read' | 'write'
@@ -40,7 +40,7 @@ export function workingDirectories(context: WorkingDirectoryContext, access: Pat
 /** The tenant's workspace root as a real path, or undefined when the context names none. */
 export async function realWorkspaceRoot(context: WorkingDirectoryContext): Promise<string | undefined> {
   const root = context.environment?.workspaceRoot
-  return root === undefined ? undefined : resolveRealPath(path.resolve(root))
+  return root === undefined ? undefined : realDirectory(path.resolve(root))
 }
 
 /**
@@ -49,15 +49,16 @@ export async function realWorkspaceRoot(context: WorkingDirectoryContext): Promi
  * symlink since (by a command of this or another session of the tenant): each resolved
  * directory must still lie inside the tenant's workspace root, or the whole call is refused
  * with a WorkingDirectoryEscapeError (docs/adr/0090-working-directories-checked-per-call.md).
- * The blob directory is the service's own and is not under the tenant's root.
+ * The blob directory is the service's own and is not under the tenant's root. Each directory is
+ * resolved at most once per turn of the event loop (docs/adr/0152-working-directory-check-once-per-turn.md).
  */
 export async function realWorkingDirectories(context: WorkingDirectoryContext, access: PathAccess): Promise<string[]> {
   const root = await realWorkspaceRoot(context)
   const held = [context.cwd, ...context.permissionContext.additionalWorkingDirectories]
-  const real = await Promise.all(held.map((directory) => resolveRealPath(path.resolve(directory))))
+  const real = await Promise.all(held.map((directory) => realDirectory(path.resolve(directory))))
   real.forEach((directory, index) => {
     if (root !== undefined && !isInside(root, directory)) throw new WorkingDirectoryEscapeError(held[index] as string)
   })
   const blobs = context.environment?.blobDirectory
-  return access === 'read' && blobs ? [...real, await resolveRealPath(path.resolve(blobs))] : real
+  return access === 'read' && blobs ? [...real, await realDirectory(path.resolve(blobs))] : real
 }

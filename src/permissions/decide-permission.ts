@@ -1,5 +1,7 @@
+import path from 'node:path'
 import type { PermissionRequest } from '../executor/permission-gate.js'
 import { isInsideAny } from '../paths/is-inside.js'
+import { realDirectory } from '../paths/real-directory.js'
 import { resolveRealPath } from '../paths/resolve-real-path.js'
 import { realWorkingDirectories, WorkingDirectoryEscapeError } from '../paths/working-directories.js'
 import { effectivePermissionMode } from '../tool/permission-context.js'
@@ -79,7 +81,7 @@ export async function decidePermission(request: DecideRequest): Promise<Permissi
   const hook = request.hookOutcome ?? {}
   const permissionContext = context.permissionContext
   const mode = effectivePermissionMode(permissionContext)
-  const cwd = await resolveRealPath(context.cwd)
+  const cwd = await realDirectory(path.resolve(context.cwd))
   const subject: RuleSubject = { tool, input, cwd, path: await resolveToolPath(tool, input, cwd) }
   const name = tool.name
 

@@ -7,6 +7,7 @@ import { ALLOW_ALL } from '../executor/permission-gate.js'
 import type { RunExecutor, RunExecutorOptions } from '../executor/run-executor-types.js'
 import type { CancelMode } from '../executor/run-options.js'
 import type { SessionContext } from '../executor/session-context.js'
+import { lazyChild } from '../logging/lazy-child.js'
 import { type Logger, SILENT_LOGGER } from '../logging/logger.js'
 import type { SessionService } from '../sessions/session-service.js'
 import type { RunCoordination } from '../stores/run-coordination.js'
@@ -102,7 +103,7 @@ export function createRunManager(options: RunManagerOptions) {
       await releaseHold?.()
       throw error
     })
-    const logger = (request.logger ?? baseLogger).child({ runId, sessionId: session.sessionId })
+    const logger = lazyChild(request.logger ?? baseLogger, { runId, sessionId: session.sessionId })
     try {
       const run = await launchRun(dependencies, {
         runId,

@@ -38,6 +38,26 @@ export type SessionServiceOptions = {
 export function createSessionService(options: SessionServiceOptions) {
   const { store, operator } = options
   const now = options.now ?? Date.now
+  /**
+   * A session's context with the operator's layer, built once per permission-context change:
+   * contexts are frozen, so the same object always layers (and strips) to the same result, and
+   * a run that changed nothing hands back the layered object it was given
+   * (docs/adr/0153-per-session-work-cached-per-change.md).
+   */
+  const layered = new WeakMap<ToolPermissionContext, ToolPermissionContext>()
+  const stripped = new WeakMap<ToolPermissionContext, ToolPermissionContext>()
+  const once = (
+    cache: WeakMap<ToolPermissionContext, ToolPermissionContext>,
+    context: ToolPermissionContext,
+    build: (context: ToolPermissionContext) => ToolPermissionContext,
+  ) => {
+    let result = cache.get(context)
+    if (!result) {
+      result = build(context)
+      cache.set(context, result)
+    }
+    return result
+  }
   /** Each tenant's workspace root, made and resolved once: most sessions (every run without one) use it as is. */
   const roots = new Map<string, Promise<string>>()
   const rootOf = (tenant: string) => {
@@ -48,6 +68,21 @@ export function createSessionService(options: SessionServiceOptions) {
       roots.set(tenant, root)
     }
     return root
+  }
+
+  /**
+   * The context of a session created with no options (every run without a session_id makes
+   * one) depends only on the tenant's root: built once per root and shared, as contexts are
+   * frozen (docs/adr/0153-per-session-work-cached-per-change.md).
+   */
+  const plainContexts = new Map<string, ToolPermissionContext>()
+  const plainContextOf = (root: string) => {
+    let context = plainContexts.get(root)
+    if (!context) {
+      context = sessionPermissionContext(operator, { additionalDirectories: [], workspaceRoot: root, cwd: root })
+      plainContexts.set(root, context)
+    }
+    return context
   }
 
   async function create(tenant: string, input: CreateSessionInput = {}): Promise<SessionRecord> {
@@ -64,13 +99,15 @@ export function createSessionService(options: SessionServiceOptions) {
       tenant,
       createdAt: new Date(now()).toISOString(),
       cwd,
-      permissionContext: sessionPermissionContext(operator, {
-        ...(input.permission_mode === undefined ? {} : { mode: input.permission_mode }),
-        ...permissions,
-        additionalDirectories: additional,
-        workspaceRoot: root,
-        cwd,
-      }),
+      permissionContext: isPlain(input)
+        ? plainContextOf(root)
+        : sessionPermissionContext(operator, {
+            ...(input.permission_mode === undefined ? {} : { mode: input.permission_mode }),
+            ...permissions,
+            additionalDirectories: additional,
+            workspaceRoot: root,
+            cwd,
+          }),
       readFileState: new Map(),
       todos: [],
       ...(input.toolsets === undefined ? {} : { toolsets: [...new Set(input.toolsets)] }),
@@ -97,7 +134,7 @@ export function createSessionService(options: SessionServiceOptions) {
   async function release(session: SessionRecord, runId: string, context?: SessionContext): Promise<void> {
     const state: SessionState | undefined = context && {
       cwd: context.cwd,
-      permissionContext: stripOperatorLayer(context.permissionContext),
+      permissionContext: once(stripped, context.permissionContext, stripOperatorLayer),
       readFileState: context.readFileState,
       todos: context.todos,
     }
@@ -110,7 +147,7 @@ export function createSessionService(options: SessionServiceOptions) {
       tenant: session.tenant,
       sessionId: session.sessionId,
       cwd: session.cwd,
-      permissionContext: withOperatorLayer(session.permissionContext, operator),
+      permissionContext: once(layered, session.permissionContext, (own) => withOperatorLayer(own, operator)),
       readFileState: session.readFileState,
       todos: session.todos,
       blobs: options.blobs,
@@ -141,6 +178,16 @@ export function createSessionService(options: SessionServiceOptions) {
 }
 
 export type SessionService = ReturnType<typeof createSessionService>
+
+/** A session asked for nothing: the tenant's root as cwd, the operator's mode and rules only. */
+function isPlain(input: CreateSessionInput): boolean {
+  return (
+    input.cwd === undefined &&
+    input.permission_mode === undefined &&
+    input.permissions === undefined &&
+    (input.additional_directories ?? []).length === 0
+  )
+}
 
 const SESSION_PERMISSION_CODES = {
   bypass_permissions_disabled: 'permission_mode_forbidden',

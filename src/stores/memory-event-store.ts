@@ -20,7 +20,8 @@ export function createMemoryEventStore(now: () => Date = () => new Date()): Even
       const log = logOf(runId)
       const event = { ...body, seq: log.events.length + 1, run_id: runId, ts: now().toISOString() } as RunEvent
       log.events.push(event)
-      for (const listener of [...log.listeners]) deliver(listener, event)
+      // A copy only when someone listens: a listener may unsubscribe while it is called.
+      if (log.listeners.size > 0) for (const listener of [...log.listeners]) deliver(listener, event)
       return event
     },
     async read(runId, afterSeq) {

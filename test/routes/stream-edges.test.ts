@@ -78,7 +78,7 @@ describe('GET /v1/stream edge cases', () => {
     stream.send(delta(1, '{"text": "again"}'))
     stream.send(stop(1))
     await stream.until((frame) => frame.type === 'tool.result')
-    const runId = stream.received[0]!.run_id as string
+    const runId = (await stream.until(() => true)).run_id as string
     const completed = runCompleted(app, runId)
     stream.socket.terminate()
     const events = await completed
@@ -97,7 +97,7 @@ describe('GET /v1/stream edge cases', () => {
     stream.send(stop(1))
     await tools.started('a')
     await stream.until((frame) => frame.type === 'tool.queued' && frame.tool_use_id === 'a')
-    const runId = stream.received[0]!.run_id as string
+    const runId = (await stream.until(() => true)).run_id as string
     const completed = runCompleted(app, runId)
     await close()
     const results = (await completed).filter((event) => event.type === 'tool.result')
@@ -116,7 +116,8 @@ describe('GET /v1/stream edge cases', () => {
     stream.send(stop(1))
     stream.send(start(2, 'c', 'Echo'))
     await tools.started('a')
-    const runId = stream.received[0]!.run_id as string
+    // The first frame, awaited: the call may start before the socket has delivered any frame.
+    const runId = (await stream.until(() => true)).run_id as string
     const completed = runCompleted(app, runId)
     await close()
     const results = (await completed).filter((event) => event.type === 'tool.result')

@@ -36,7 +36,7 @@ describe('GET /v1/stream', () => {
       { type: 'tool_result', tool_use_id: 'toolu_a', content: 'gate a' },
       { type: 'tool_result', tool_use_id: 'toolu_b', content: 'b' },
     ])
-    const runId = stream.received[0]!.run_id as string
+    const runId = (await stream.until(() => true)).run_id as string
     const run = (await app.inject({ url: `/v1/runs/${runId}` })).json()
     expect(run).toMatchObject({ status: 'completed', tool_use_ids: ['toolu_a', 'toolu_b'] })
   })
@@ -83,7 +83,8 @@ describe('GET /v1/stream', () => {
     stream.send(stop(0))
     stream.send(start(1, 'b', 'Echo'))
     await tools.started('a')
-    const runId = stream.received[0]!.run_id as string
+    // The first frame, awaited: the call may start before the socket has delivered any frame.
+    const runId = (await stream.until(() => true)).run_id as string
     stream.socket.terminate()
     await stream.closed
     tools.open('a')

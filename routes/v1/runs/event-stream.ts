@@ -3,7 +3,19 @@ import type { RunEvent } from '../../../src/events/run-event.js'
 
 const HEARTBEAT_MS = 15_000
 
-const formatEvent = (event: RunEvent) => `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+/**
+ * Formatted once per event, not once per subscriber: every subscriber of a run gets the same
+ * event object from the store (docs/adr/0156-event-fan-out-formats-once.md).
+ */
+const formatted = new WeakMap<RunEvent, string>()
+function formatEvent(event: RunEvent): string {
+  let text = formatted.get(event)
+  if (text === undefined) {
+    text = `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+    formatted.set(event, text)
+  }
+  return text
+}
 
 /**
  * Server-Sent Events: `id` is the event's seq (so `Last-Event-ID` resumes), `event` its type,
@@ -47,6 +59,12 @@ export async function serveEventStream(
       // A reader that reads nothing would keep the buffer: it is dropped after a grace.
       setTimeout(() => response.destroy(), 10_000).unref()
       return
+    }
+    // Events of one turn of the event loop leave in one write: with many subscribers, a write
+    // per event per subscriber was what delayed delivery (docs/adr/0156-event-fan-out-formats-once.md).
+    if (!response.writableCorked) {
+      response.cork()
+      setImmediate(() => response.uncork())
     }
     response.write(formatEvent(event))
     lastSeq = event.seq

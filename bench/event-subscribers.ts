@@ -1,0 +1,95 @@
+/**
+ * Event fan-out: 100 Server-Sent-Events subscribers on one run of `node dist/server.js`; each
+ * event's delivery time is its arrival here minus its `ts` (one clock: same machine). Only
+ * events stamped after every subscriber is connected count. Goal: p99 < 10 ms.
+ *
+ *   npx tsx bench/event-subscribers.ts [subscribers=100]
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createParser } from 'eventsource-parser'
+import { emitFigures } from './lib/report.js'
+import { startService } from './lib/server-process.js'
+
+const subscribers = Number(process.argv[2] ?? 100)
+const bash = (command: string, index: number) => ({
+  type: 'tool_use',
+  id: `toolu_${command.replace(/\W/g, '')}_${index}`,
+  name: 'Bash',
+  input: { command },
+})
+
+/** Resolves when the stream's head arrived; `done` when run.completed did. */
+function subscribe(url: string, onEvent: (data: string, arrived: number) => void) {
+  return new Promise<{ done: Promise<void> }>((resolve, reject) => {
+    const call = request(url, { headers: { accept: 'text/event-stream' } }, (response) => {
+      if (response.statusCode !== 200) reject(new Error(`${url}: ${response.statusCode}`))
+      const done = new Promise<void>((finish) => response.on('end', finish))
+      // Arrival is when the chunk came in, before this process spends time parsing it.
+      let arrived = 0
+      const parser = createParser({ onEvent: (event) => onEvent(event.data, arrived) })
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => {
+        arrived = Date.now()
+        parser.feed(chunk)
+      })
+      resolve({ done })
+    })
+    call.on('error', reject)
+    call.end()
+  })
+}
+
+const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-'))
+const service = await startService(scratch)
+try {
+  // Ten slow calls first (time to connect everyone), then a steady stream of short ones.
+  const blocks = [
+    ...Array.from({ length: 10 }, (_unused, index) => bash('sleep 3', index)),
+    ...Array.from({ length: 100 }, (_unused, index) => bash('sleep 0.05', index)),
+  ]
+  const posted = Date.now()
+  const created = await fetch(`${service.url}/v1/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ wait: false, tool_uses: blocks }),
+  })
+  const { run_id: runId } = (await created.json()) as { run_id: string }
+  const delays: number[] = []
+  let connectedAt = Number.POSITIVE_INFINITY
+  const streams = await Promise.all(
+    Array.from({ length: subscribers }, () =>
+      subscribe(`${service.url}/v1/runs/${runId}/events`, (data, arrived) => {
+        const stamped = Date.parse((JSON.parse(data) as { ts: string }).ts)
+        if (stamped >= connectedAt) delays.push(arrived - stamped)
+      }),
+    ),
+  )
+  connectedAt = Date.now()
+  await Promise.all(streams.map((stream) => stream.done))
+  if (delays.length === 0)
+    throw new Error(
+      `no event arrived after every subscriber connected (connecting took over 3 s: ${connectedAt - posted} ms)`,
+    )
+  delays.sort((a, b) => a - b)
+  const p99 = delays[Math.min(delays.length - 1, Math.floor(delays.length * 0.99))] as number
+  emitFigures([
+    {
+      name: `event delivery to ${subscribers} SSE subscribers of one run: p99`,
+      unit: 'ms',
+      value: p99,
+      goal: { atMost: 10 },
+      met: p99 < 10,
+      details: {
+        deliveries: delays.length,
+        p50Ms: delays[Math.floor(delays.length / 2)],
+        maxMs: delays.at(-1),
+      },
+    },
+  ])
+} finally {
+  await service.stop()
+  await rm(scratch, { recursive: true, force: true })
+}

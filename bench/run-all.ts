@@ -1,0 +1,134 @@
+/**
+ * `npm run bench`: builds once, runs every bench in its own process (servers in theirs), and
+ * writes one report, bench/results/latest.json: each figure with its baseline, ratio and goal,
+ * the machine, the node version and the date. `--markdown` prints the README table from it.
+ * Shortened by default (about three minutes); `--soak-seconds 600 --duration 10` for the figures
+ * the issue asks for (docs/adr/0150-benchmarks-measure-separate-processes.md).
+ *
+ *   npm run bench [-- --duration 5 --soak-seconds 60]
+ *   npx tsx bench/run-all.ts --markdown
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import type { Figure } from './lib/report.js'
+import { buildOnce, REPOSITORY } from './lib/server-process.js'
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5' },
+    'soak-seconds': { type: 'string', default: '60' },
+    markdown: { type: 'boolean', default: false },
+  },
+})
+const REPORT = path.join(REPOSITORY, 'bench/results/latest.json')
+
+type Report = {
+  date: string
+  node: string
+  machine: { cpu: string; cores: number; memoryGb: number; platform: string; loadAverage: number[] }
+  options: { duration: number; soakSeconds: number; note: string }
+  figures: Figure[]
+}
+
+function markdown(report: Report): string {
+  const cell = (value: number | undefined, unit = '') => (value === undefined ? '' : `${value}${unit}`)
+  const goal = (figure: Figure) =>
+    figure.goal?.atLeast !== undefined
+      ? `≥ ${figure.goal.atLeast}`
+      : figure.goal?.atMost !== undefined
+        ? `≤ ${figure.goal.atMost}`
+        : ''
+  const lines = [
+    `${report.machine.cpu}, ${report.machine.cores} cores, node ${report.node}, ${report.date.slice(0, 10)}; ${report.options.note}`,
+    '',
+    '| Figure | Measured | Baseline | Ratio | Goal | Met |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...report.figures.map(
+      (figure) =>
+        `| ${figure.name} | ${figure.value} ${figure.unit} | ${cell(figure.baseline)}${figure.baselineName ? ` (${figure.baselineName})` : ''} | ${cell(figure.ratio, '×')} | ${goal(figure)} | ${figure.met === undefined ? '' : figure.met ? 'yes' : '**no**'} |`,
+    ),
+  ]
+  return lines.join('\n')
+}
+
+if (values.markdown) {
+  console.log(markdown(JSON.parse(readFileSync(REPORT, 'utf8')) as Report))
+  process.exit(0)
+}
+
+const duration = values.duration
+const soakSeconds = values['soak-seconds']
+// The engine benches run compiled (tsconfig.bench.json), like production: tsx adds a naming
+// helper to every function it creates, which shows in per-call figures.
+const benches: [script: string, args: string[]][] = [
+  ['dist/bench/engine-overhead.js', ['1000', '40']],
+  ['dist/bench/parallel-efficiency.js', ['50', '10', '5']],
+  ['bench/http-runs.ts', ['--duration', duration, '--connections', '50']],
+  ['bench/mcp-peer.ts', ['--duration', duration, '--concurrency', '50']],
+  ['bench/event-subscribers.ts', ['100']],
+  ['bench/bash-memory.ts', ['1000']],
+  ['bench/soak.ts', ['--seconds', soakSeconds]],
+]
+
+buildOnce()
+execFileSync(
+  process.execPath,
+  [path.join(REPOSITORY, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.bench.json'],
+  {
+    cwd: REPOSITORY,
+    stdio: 'inherit',
+  },
+)
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'toolexec-bench-report-'))
+const figures: Figure[] = []
+const started = Date.now()
+try {
+  for (const [script, args] of benches) {
+    const output = path.join(scratch, `${path.basename(script).replace(/\.[jt]s$/, '')}.json`)
+    console.log(`\n== ${script} ${args.join(' ')}`)
+    const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []
+    execFileSync(process.execPath, [...loader, script, ...args], {
+      cwd: REPOSITORY,
+      stdio: 'inherit',
+      env: { ...process.env, BENCH_JSON: output, BENCH_BUILT: '1' },
+    })
+    figures.push(...(JSON.parse(readFileSync(output, 'utf8')) as Figure[]))
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true })
+}
+
+const cpus = os.cpus()
+const report: Report = {
+  date: new Date().toISOString(),
+  node: process.version,
+  machine: {
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+    platform: `${os.platform()} ${os.release()}`,
+    loadAverage: os.loadavg().map((load) => Math.round(load * 100) / 100),
+  },
+  options: {
+    duration: Number(duration),
+    soakSeconds: Number(soakSeconds),
+    note: `autocannon ${duration} s per measurement; soak ${soakSeconds} s (the issue's figure is 600 s: --soak-seconds 600)`,
+  },
+  figures,
+}
+writeFileSync(REPORT, `${JSON.stringify(report, null, 2)}\n`)
+// In the repository's JSON style, so `npm run lint` passes on the committed report.
+execFileSync(
+  process.execPath,
+  [path.join(REPOSITORY, 'node_modules/@biomejs/biome/bin/biome'), 'format', '--write', REPORT],
+  {
+    cwd: REPOSITORY,
+    stdio: 'ignore',
+  },
+)
+console.log(
+  `\n${markdown(report)}\n\nwritten to ${path.relative(process.cwd(), REPORT)} in ${Math.round((Date.now() - started) / 1000)} s`,
+)

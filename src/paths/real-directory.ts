@@ -1,0 +1,40 @@
+import { realpathSync } from 'node:fs'
+import { resolveRealPath } from './resolve-real-path.js'
+
+/**
+ * Real paths resolved during the current turn of the event loop, dropped at the next one.
+ * The calls of one batch start in the same turn and share one resolution of each working
+ * directory; every later turn resolves it again, so a directory swapped for a link between
+ * calls is still seen (docs/adr/0152-working-directory-check-once-per-turn.md).
+ */
+let thisTurn: Map<string, string> | undefined
+
+function remember(absolutePath: string, real: string): string {
+  if (!thisTurn) {
+    const turn = new Map<string, string>()
+    thisTurn = turn
+    setImmediate(() => {
+      if (thisTurn === turn) thisTurn = undefined
+    })
+  }
+  thisTurn.set(absolutePath, real)
+  return real
+}
+
+/**
+ * The real path of an absolute directory (or any path): one synchronous realpath(3) for a path
+ * that exists (a few system calls, cheaper than a threadpool round trip), the async
+ * resolveRealPath (dangling links followed) for one that does not. Never served from an
+ * earlier turn of the event loop.
+ */
+export async function realDirectory(absolutePath: string): Promise<string> {
+  const known = thisTurn?.get(absolutePath)
+  if (known !== undefined) return known
+  let real: string
+  try {
+    real = realpathSync.native(absolutePath)
+  } catch {
+    real = await resolveRealPath(absolutePath)
+  }
+  return remember(absolutePath, real)
+}
