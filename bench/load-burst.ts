@@ -1,48 +1,38 @@
 /**
- * Load and burst against the service as production starts it (`npm run build`, then `node dist/server.js`,
- * as the Dockerfile does), with autocannon in a process of its own: a steady phase at half the
- * capacity, then a burst at 10× the capacity. Capacity is TOOLEXEC_MAX_OPEN_RUNS; each request
+ * Load and burst against the service as production starts it (`node dist/server.js` via
+ * bench/lib/server-process.ts), with autocannon in a process of its own: a steady phase at half
+ * the capacity, then a burst at 10× the capacity. Capacity is TOOLEXEC_MAX_OPEN_RUNS; each request
  * is one run of one Bash call. Reports latency p50/p99, the share of 429/503 answers, /healthz
  * latency during the burst (goal p99 < 100 ms) and the server's RSS before, at peak and after
- * (goal: back within 10% of the start). Writes a JSON report to bench/results/ (gitignored:
- * figures depend on the machine; docs/reliability.md cites the run it reports).
+ * (goal: back within 10% of the start), to $BENCH_JSON when the suite runner asks
+ * (bench/run-all.ts; docs/reliability.md cites a run).
  *
- *   npx tsx bench/load-burst.ts [--capacity 32] [--duration 5] [--command "sleep 0.2"] [--profile DIR]
+ *   npx tsx bench/load-burst.ts [--capacity 32] [--duration 5] [--settle 5] [--command "sleep 0.2"] [--profile DIR]
  *
  * `--profile DIR` starts the server with `--cpu-prof` (the profile is written when it stops).
  */
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
+import { emitFigures, type Figure } from './lib/report.js'
+import { REPOSITORY, startService } from './lib/server-process.js'
 
 const { values } = parseArgs({
   options: {
     capacity: { type: 'string', default: '32' },
     duration: { type: 'string', default: '5' },
+    settle: { type: 'string', default: '5' },
     command: { type: 'string', default: 'sleep 0.2' },
     profile: { type: 'string' },
   },
 })
 const capacity = Number(values.capacity)
 const duration = Number(values.duration)
-const root = path.resolve(import.meta.dirname, '..')
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return typeof address === 'object' && address ? address.port : 0
-}
-
-async function rssOf(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8')
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024
-}
+const MB = 2 ** 20
+const round = (value: number) => Math.round(value * 1000) / 1000
 
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number)
@@ -54,11 +44,12 @@ type CannonResult = {
   errors: number
 }
 
-/** autocannon's CLI in its own process: the load generator never shares our event loop. */
+/** autocannon's CLI in its own process: the load generator never shares the probes' event loop. */
 async function cannon(url: string, connections: number, body: string): Promise<CannonResult> {
-  const args = ['autocannon', '--json', '-c', String(connections), '-d', String(duration), '-m', 'POST']
+  const args = [path.join(REPOSITORY, 'node_modules/autocannon/autocannon.js'), '--json']
+  args.push('-c', String(connections), '-d', String(duration), '-m', 'POST')
   args.push('-H', 'content-type=application/json', '-b', body, url)
-  const child = spawn('npx', args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+  const child = spawn(process.execPath, args, { cwd: REPOSITORY, stdio: ['ignore', 'pipe', 'ignore'] })
   let out = ''
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString()
@@ -72,118 +63,110 @@ function summary(result: CannonResult) {
   const total = Object.values(codes).reduce((sum, count) => sum + count, 0) || 1
   return {
     requests: result.requests.total,
-    latency_ms: { p50: result.latency.p50, p99: result.latency.p99 },
-    status_codes: codes,
-    share_429: (codes['429'] ?? 0) / total,
-    share_503: (codes['503'] ?? 0) / total,
-    connection_errors: result.errors,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    statusCodes: codes,
+    share429: round((codes['429'] ?? 0) / total),
+    share503: round((codes['503'] ?? 0) / total),
+    connectionErrors: result.errors,
   }
 }
 
-async function main() {
-  const data = await mkdtemp(path.join(tmpdir(), 'toolexec-burst-'))
-  const settings = path.join(data, 'settings.json')
+async function loadBurst(): Promise<Figure[]> {
+  const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-burst-'))
+  const settings = path.join(scratch, 'settings.json')
   await writeFile(settings, JSON.stringify({ permissions: { allow: ['Bash'] } }))
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
   const profile = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values.profile)}`] : []
-  // Production runs the compiled JavaScript (docs/operations.md), so the bench does too.
-  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
-  const server = spawn('node', [...profile, 'dist/server.js'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      TOOLEXEC_WORKSPACE: path.join(data, 'workspace'),
-      TOOLEXEC_BLOB_DIR: path.join(data, 'blobs'),
-      TOOLEXEC_SETTINGS: settings,
-      TOOLEXEC_MAX_OPEN_RUNS: String(capacity),
-    },
-  })
+  const service = await startService(
+    scratch,
+    { TOOLEXEC_SETTINGS: settings, TOOLEXEC_MAX_OPEN_RUNS: String(capacity) },
+    profile,
+  )
   try {
-    for (let attempt = 0; ; attempt++) {
-      if (
-        await fetch(`${base}/readyz`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break
-      if (attempt > 200) throw new Error('the server did not become ready')
-      await delay(100)
-    }
-    const ready = (await (await fetch(`${base}/readyz`)).json()) as { bash_containment: string }
-    const pid = server.pid as number
+    const ready = (await (await fetch(`${service.url}/readyz`)).json()) as { bash_containment: string }
+    const url = `${service.url}/v1/runs`
     const body = JSON.stringify({
       tool_uses: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: values.command } }],
     })
     // Warm-up, so the baseline includes what any first request loads and compiles.
     for (let index = 0; index < 20; index++) {
-      await fetch(`${base}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).arrayBuffer()
     }
-    const rssBefore = await rssOf(pid)
+    const rssBefore = await service.rss()
     let rssPeak = rssBefore
     const sampler = setInterval(() => {
-      rssOf(pid).then(
+      service.rss().then(
         (rss) => {
           rssPeak = Math.max(rssPeak, rss)
         },
         () => undefined,
       )
     }, 100)
-
-    const steady = await cannon(`${base}/v1/runs`, Math.max(1, capacity / 2), body)
+    const steadyConnections = Math.max(1, capacity / 2)
+    const steady = summary(await cannon(url, steadyConnections, body))
     const health: number[] = []
     let probing = true
     const prober = (async () => {
       while (probing) {
         const started = performance.now()
-        await fetch(`${base}/healthz`).then((r) => r.arrayBuffer())
+        await fetch(`${service.url}/healthz`).then((response) => response.arrayBuffer())
         health.push(performance.now() - started)
         await delay(20)
       }
     })()
-    const burst = await cannon(`${base}/v1/runs`, capacity * 10, body)
+    const burst = summary(await cannon(url, capacity * 10, body))
     probing = false
     await prober
-    await delay(5_000)
+    await delay(Number(values.settle) * 1000)
     clearInterval(sampler)
-    const rssAfter = await rssOf(pid)
+    const rssAfter = await service.rss()
     health.sort((a, b) => a - b)
-    const report = {
-      date: new Date().toISOString(),
-      started_as: 'node dist/server.js',
-      bash_containment: ready.bash_containment,
-      capacity_open_runs: capacity,
-      command: values.command,
-      duration_s: duration,
-      steady: { connections: Math.max(1, capacity / 2), ...summary(steady) },
-      burst: { connections: capacity * 10, ...summary(burst) },
-      healthz_during_burst_ms: {
-        probes: health.length,
-        p50: percentile(health, 50),
-        p99: percentile(health, 99),
-        max: health.at(-1) ?? 0,
+    const healthP99 = round(percentile(health, 99))
+    const growth = rssAfter / rssBefore - 1
+    const setup = { capacity, command: values.command, durationS: duration, bashContainment: ready.bash_containment }
+    return [
+      {
+        name: `Run latency p99, steady ${steadyConnections} connections (capacity ${capacity} open runs, "${values.command}")`,
+        unit: 'ms',
+        value: steady.p99Ms,
+        details: { ...setup, ...steady },
       },
-      rss_mb: {
-        before: rssBefore / 2 ** 20,
-        peak: rssPeak / 2 ** 20,
-        after: rssAfter / 2 ** 20,
-        after_vs_before: rssAfter / rssBefore - 1,
+      {
+        name: `Run latency p99, burst ${capacity * 10} connections (10× capacity)`,
+        unit: 'ms',
+        value: burst.p99Ms,
+        details: { ...setup, ...burst },
       },
-    }
-    await mkdir(path.join(root, 'bench/results'), { recursive: true })
-    const file = path.join(root, 'bench/results', `load-burst-${report.date.replaceAll(':', '-')}.json`)
-    await writeFile(file, `${JSON.stringify(report, null, 2)}\n`)
-    console.log(JSON.stringify(report, null, 2))
-    console.log(`written to ${path.relative(root, file)}`)
+      {
+        name: 'Share of burst answers refused with 429 or 503',
+        unit: 'share',
+        value: round(burst.share429 + burst.share503),
+        details: { share429: burst.share429, share503: burst.share503 },
+      },
+      {
+        name: 'GET /healthz p99 during the burst',
+        unit: 'ms',
+        value: healthP99,
+        goal: { atMost: 100 },
+        met: healthP99 < 100,
+        details: { probes: health.length, p50Ms: round(percentile(health, 50)), maxMs: round(health.at(-1) ?? 0) },
+      },
+      {
+        name: `RSS ${values.settle} s after the burst vs before`,
+        unit: 'MB',
+        value: round(rssAfter / MB),
+        baselineName: 'RSS before the steady phase, MB',
+        baseline: round(rssBefore / MB),
+        ratio: round(rssAfter / rssBefore),
+        goal: { atMost: 1.1 },
+        met: growth <= 0.1,
+        details: { peakMb: round(rssPeak / MB) },
+      },
+    ]
   } finally {
-    server.kill('SIGTERM')
-    await new Promise((resolve) => server.once('close', resolve))
-    await rm(data, { recursive: true, force: true })
+    await service.stop()
+    await rm(scratch, { recursive: true, force: true })
   }
 }
 
-await main()
+emitFigures(await loadBurst())

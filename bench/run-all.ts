@@ -2,7 +2,7 @@
  * `npm run bench`: builds once, runs every bench in its own process (servers in theirs), and
  * writes one report, bench/results/latest.json: each figure with its baseline, ratio and goal,
  * the machine, the node version and the date. `--markdown` prints the README table from it.
- * Shortened by default (about three minutes); `--soak-seconds 600 --duration 10` for the figures
+ * Shortened by default (about four minutes); `--soak-seconds 600 --duration 10` for the figures
  * the issue asks for (docs/adr/0150-benchmarks-measure-separate-processes.md).
  *
  *   npm run bench [-- --duration 5 --soak-seconds 60]
@@ -67,6 +67,8 @@ const benches: [script: string, args: string[]][] = [
   ['dist/bench/engine-overhead.js', ['1000', '40']],
   ['dist/bench/parallel-efficiency.js', ['50', '10', '5']],
   ['bench/http-runs.ts', ['--duration', duration, '--connections', '50']],
+  ['bench/redis-overhead.ts', ['--duration', duration, '--connections', '50']],
+  ['bench/load-burst.ts', ['--duration', duration, '--settle', '5']],
   ['bench/mcp-peer.ts', ['--duration', duration, '--concurrency', '50']],
   ['bench/event-subscribers.ts', ['100']],
   ['bench/bash-memory.ts', ['1000']],

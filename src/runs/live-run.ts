@@ -89,12 +89,20 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
       store(body)
     }
   }
-  const store = (body: RunEventBody) =>
+  const store = (body: RunEventBody) => {
+    // Sent at once, in emit order, without waiting for the write before: on Redis one connection
+    // keeps the order and the writes are pipelined. The queue still observes them in order, and
+    // the run completes only after `writes.idle()`, so nothing acknowledged precedes its events.
+    const written = Promise.all([
+      stores.events.append(runId, body),
+      body.type === 'tool.result' ? stores.runs.appendResult(runId, body.result) : undefined,
+    ])
+    written.catch(() => undefined)
     enqueue(async () => {
-      const event = await stores.events.append(runId, body)
-      if (body.type === 'tool.result') await stores.runs.appendResult(runId, body.result)
+      const [event] = await written
       dependencies.observe(event, tenant)
     })
+  }
 
   const broker = createPermissionBroker({ emit, timeoutMs: spec.permissionTimeoutMs })
   const executor = dependencies.createExecutor({

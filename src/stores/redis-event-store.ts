@@ -73,31 +73,57 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
     return last ? seqOf(last[0]) : 0
   }
 
+  function send(runId: string, body: RunEventBody, seq: number, ts: string): Promise<unknown> {
+    return (redis as unknown as AppendCommand).toolexecAppend(
+      redisKeys.events(runId),
+      String(seq),
+      JSON.stringify(body),
+      ts,
+      redisKeys.eventsChannel(runId),
+      String(options.maxEventsPerRun),
+      body.type === 'run.completed' ? String(options.runTtlMs) : '',
+    )
+  }
+
   async function appendOnce(runId: string, body: RunEventBody): Promise<RunEvent> {
     for (let attempt = 0; ; attempt++) {
       const seq = nextSeq.get(runId) ?? (await lastSeq(runId)) + 1
       const ts = now().toISOString()
-      const final = body.type === 'run.completed'
       try {
-        await (redis as unknown as AppendCommand).toolexecAppend(
-          redisKeys.events(runId),
-          String(seq),
-          JSON.stringify(body),
-          ts,
-          redisKeys.eventsChannel(runId),
-          String(options.maxEventsPerRun),
-          final ? String(options.runTtlMs) : '',
-        )
+        await send(runId, body, seq, ts)
       } catch (error) {
         // Another writer (the instance that closes a lost run) took this seq: read the end again.
         nextSeq.delete(runId)
         if (attempt < 3 && String(error).includes('SEQ_TAKEN')) continue
         throw error
       }
-      if (final) nextSeq.delete(runId)
-      else nextSeq.set(runId, seq + 1)
+      advance(runId, body, seq)
       return { ...body, seq, run_id: runId, ts } as RunEvent
     }
+  }
+
+  function advance(runId: string, body: RunEventBody, seq: number): void {
+    if (body.type === 'run.completed') nextSeq.delete(runId)
+    else nextSeq.set(runId, seq + 1)
+  }
+
+  /**
+   * Once this process knows a run's next seq, an append goes out at once without waiting for the
+   * reply to the one before: one connection keeps the order, so appends are pipelined (one round
+   * trip per burst of events, not per event) and seqs stay 1, 2, … with no gap. A refused seq
+   * falls back to the careful path, which reads the end again (docs/adr/0110-redis-key-layout.md).
+   */
+  function appendPipelined(runId: string, body: RunEventBody, seq: number): Promise<RunEvent> {
+    const ts = now().toISOString()
+    advance(runId, body, seq)
+    return send(runId, body, seq, ts).then(
+      () => ({ ...body, seq, run_id: runId, ts }) as RunEvent,
+      (error: unknown) => {
+        nextSeq.delete(runId)
+        if (!String(error).includes('SEQ_TAKEN')) throw error
+        return appendOnce(runId, body)
+      },
+    )
   }
 
   function pump(runId: string): Promise<void> {
@@ -134,9 +160,12 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
 
   return {
     append(runId, body) {
-      // One append at a time per run in this process: seqs are handed out in order.
-      const previous = appending.get(runId) ?? Promise.resolve()
-      const result = previous.catch(() => undefined).then(() => appendOnce(runId, body))
+      // Seqs are handed out in call order: pipelined once the next seq is known, otherwise one
+      // append at a time behind the ones before (the first append of a run reads the end).
+      const previous = appending.get(runId)
+      const known = nextSeq.get(runId)
+      if (known !== undefined && previous === undefined) return appendPipelined(runId, body, known)
+      const result = (previous ?? Promise.resolve()).catch(() => undefined).then(() => appendOnce(runId, body))
       appending.set(runId, result)
       void result
         .catch(() => undefined)
