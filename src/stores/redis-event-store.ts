@@ -4,23 +4,47 @@ import type { EventListener, EventStore } from './event-store.js'
 import { redisKeys } from './redis-keys.js'
 
 /**
- * Appends one event at an id the caller chose (`0-<seq>`), publishes its seq, and on
- * run.completed sets the stream's expiry. Idempotent: a resend of an append that already landed
- * (ioredis resends unanswered commands after a reconnect) finds the same body and does nothing.
+ * Appends a batch of one run's events in order at ids the caller chose (`0-<seq>`), publishes the
+ * last seq once, and when the batch holds run.completed sets the stream's expiry
+ * (docs/adr/0114-batched-event-appends.md). All seqs are checked before any is written: a seq
+ * another writer took, or one that would leave a gap after the stream's end, refuses the whole
+ * batch. Idempotent: a resend of a batch that already landed (ioredis resends unanswered commands
+ * after a reconnect) finds the same bodies and does nothing. ARGV: channel, max length, expiry
+ * ('' for none), then seq, body, ts per event.
  */
 const APPEND_SCRIPT = `
-local id = '0-' .. ARGV[1]
-local existing = redis.call('XRANGE', KEYS[1], id, id)
-if #existing > 0 then
-  if existing[1][2][2] == ARGV[2] then return 0 end
-  return redis.error_reply('SEQ_TAKEN')
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local expected = 1
+if #last > 0 then expected = tonumber(string.match(last[1][1], '%d+$')) + 1 end
+local fresh = {}
+for i = 4, #ARGV, 3 do
+  local seq = tonumber(ARGV[i])
+  if seq < expected then
+    local existing = redis.call('XRANGE', KEYS[1], '0-' .. seq, '0-' .. seq)
+    if #existing == 0 or existing[1][2][2] ~= ARGV[i + 1] then return redis.error_reply('SEQ_TAKEN') end
+  elseif seq == expected then
+    fresh[#fresh + 1] = i
+    expected = seq + 1
+  else
+    return redis.error_reply('SEQ_TAKEN')
+  end
 end
-local added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[5], id, 'b', ARGV[2], 't', ARGV[3])
-if type(added) == 'table' and added.err then return redis.error_reply('SEQ_TAKEN') end
-redis.call('PUBLISH', ARGV[4], ARGV[1])
-if ARGV[6] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[6]) end
-return 1
+if #fresh == 0 then return 0 end
+for _, i in ipairs(fresh) do
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '0-' .. ARGV[i], 'b', ARGV[i + 1], 't', ARGV[i + 2])
+end
+redis.call('PUBLISH', ARGV[1], ARGV[fresh[#fresh]])
+if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return #fresh
 `
+
+type Entry = { body: RunEventBody; seq: number; ts: string }
+
+/** One event waiting for its batch to be sent. */
+type Pending = Entry & {
+  resolve: (event: RunEvent) => void
+  reject: (error: unknown) => void
+}
 
 type StreamEntry = [id: string, fields: string[]]
 
@@ -49,6 +73,8 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
   const nextSeq = new Map<string, number>()
   const appending = new Map<string, Promise<unknown>>()
   const tails = new Map<string, Tail>()
+  /** Each run's events appended in this event-loop turn, sent together by `flush`. */
+  const batches = new Map<string, Pending[]>()
 
   subscriber.on('message', (channel: string) => {
     const runId = runIdOfChannel(channel)
@@ -73,16 +99,16 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
     return last ? seqOf(last[0]) : 0
   }
 
-  function send(runId: string, body: RunEventBody, seq: number, ts: string): Promise<unknown> {
-    return (redis as unknown as AppendCommand).toolexecAppend(
+  function send(runId: string, events: readonly Entry[]): Promise<unknown> {
+    const completes = events.some((event) => event.body.type === 'run.completed')
+    const args = [
       redisKeys.events(runId),
-      String(seq),
-      JSON.stringify(body),
-      ts,
       redisKeys.eventsChannel(runId),
       String(options.maxEventsPerRun),
-      body.type === 'run.completed' ? String(options.runTtlMs) : '',
-    )
+      completes ? String(options.runTtlMs) : '',
+    ]
+    for (const event of events) args.push(String(event.seq), JSON.stringify(event.body), event.ts)
+    return (redis as unknown as AppendCommand).toolexecAppend(...args)
   }
 
   async function appendOnce(runId: string, body: RunEventBody): Promise<RunEvent> {
@@ -90,7 +116,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
       const seq = nextSeq.get(runId) ?? (await lastSeq(runId)) + 1
       const ts = now().toISOString()
       try {
-        await send(runId, body, seq, ts)
+        await send(runId, [{ body, seq, ts }])
       } catch (error) {
         // Another writer (the instance that closes a lost run) took this seq: read the end again.
         nextSeq.delete(runId)
@@ -98,7 +124,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
         throw error
       }
       advance(runId, body, seq)
-      return { ...body, seq, run_id: runId, ts } as RunEvent
+      return eventOf(runId, { body, seq, ts })
     }
   }
 
@@ -107,21 +133,53 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
     else nextSeq.set(runId, seq + 1)
   }
 
+  /** Runs `work` after every append of the run already waiting, and makes later ones wait for it. */
+  function behindOthers<T>(runId: string, work: () => Promise<T>): Promise<T> {
+    const result = (appending.get(runId) ?? Promise.resolve()).catch(() => undefined).then(work)
+    appending.set(runId, result)
+    void result
+      .catch(() => undefined)
+      .finally(() => {
+        if (appending.get(runId) === result) appending.delete(runId)
+      })
+    return result
+  }
+
   /**
-   * Once this process knows a run's next seq, an append goes out at once without waiting for the
-   * reply to the one before: one connection keeps the order, so appends are pipelined (one round
-   * trip per burst of events, not per event) and seqs stay 1, 2, … with no gap. A refused seq
-   * falls back to the careful path, which reads the end again (docs/adr/0110-redis-key-layout.md).
+   * Once this process knows a run's next seq, an append takes the next seq at once and joins the
+   * run's batch for this event-loop turn; the batch goes out as one script call, so a burst of
+   * events costs one command and one round trip, and one connection keeps batches in order
+   * (docs/adr/0114-batched-event-appends.md). A refused batch falls back to the careful path,
+   * one event at a time, which reads the end again (docs/adr/0110-redis-key-layout.md).
    */
-  function appendPipelined(runId: string, body: RunEventBody, seq: number): Promise<RunEvent> {
-    const ts = now().toISOString()
+  function appendBatched(runId: string, body: RunEventBody, seq: number): Promise<RunEvent> {
     advance(runId, body, seq)
-    return send(runId, body, seq, ts).then(
-      () => ({ ...body, seq, run_id: runId, ts }) as RunEvent,
+    return new Promise((resolve, reject) => {
+      let batch = batches.get(runId)
+      if (!batch) {
+        batch = []
+        batches.set(runId, batch)
+        setImmediate(() => flush(runId))
+      }
+      batch.push({ body, seq, ts: now().toISOString(), resolve, reject })
+    })
+  }
+
+  function flush(runId: string): void {
+    const batch = batches.get(runId) ?? []
+    batches.delete(runId)
+    send(runId, batch).then(
+      () => {
+        for (const event of batch) event.resolve(eventOf(runId, event))
+      },
       (error: unknown) => {
         nextSeq.delete(runId)
-        if (!String(error).includes('SEQ_TAKEN')) throw error
-        return appendOnce(runId, body)
+        if (!String(error).includes('SEQ_TAKEN')) {
+          for (const event of batch) event.reject(error)
+          return
+        }
+        for (const event of batch)
+          behindOthers(runId, () => appendOnce(runId, event.body)).then(event.resolve, event.reject)
       },
     )
   }
@@ -160,19 +218,11 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
 
   return {
     append(runId, body) {
-      // Seqs are handed out in call order: pipelined once the next seq is known, otherwise one
+      // Seqs are handed out in call order: batched once the next seq is known, otherwise one
       // append at a time behind the ones before (the first append of a run reads the end).
-      const previous = appending.get(runId)
       const known = nextSeq.get(runId)
-      if (known !== undefined && previous === undefined) return appendPipelined(runId, body, known)
-      const result = (previous ?? Promise.resolve()).catch(() => undefined).then(() => appendOnce(runId, body))
-      appending.set(runId, result)
-      void result
-        .catch(() => undefined)
-        .finally(() => {
-          if (appending.get(runId) === result) appending.delete(runId)
-        })
-      return result
+      if (known !== undefined && !appending.has(runId)) return appendBatched(runId, body, known)
+      return behindOthers(runId, () => appendOnce(runId, body))
     },
     read: readAfter,
     async subscribe(runId, afterSeq, listener) {
@@ -201,6 +251,8 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
 }
 
 type AppendCommand = { toolexecAppend(...args: string[]): Promise<number> }
+
+const eventOf = (runId: string, { body, seq, ts }: Entry) => ({ ...body, seq, run_id: runId, ts }) as RunEvent
 
 const seqOf = (id: string) => Number(id.slice(id.indexOf('-') + 1))
 

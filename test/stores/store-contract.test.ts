@@ -306,4 +306,33 @@ describe.skipIf(redisSkipReason !== undefined)('redis expiry and instances', () 
       seq: 12,
     })
   })
+  it('appends a burst of events in one script call, and redoes a burst refused for a taken seq in order', async () => {
+    const [writer, other] = [await redisStores(), await redisStores()]
+    const r = id('r')
+    const evalCalls = async () =>
+      Number(/cmdstat_evalsha:calls=(\d+)/.exec(await writer.redis.info('commandstats'))?.[1] ?? 0)
+    await writer.stores.events.append(r, { type: 'tool.started', tool_use_id: 't0' })
+    const before = await evalCalls()
+    const burst = await Promise.all(
+      [1, 2, 3].map((index) => writer.stores.events.append(r, { type: 'tool.started', tool_use_id: `t${index}` })),
+    )
+    expect(burst.map((event) => event.seq)).toEqual([2, 3, 4])
+    expect((await evalCalls()) - before).toBe(1)
+    // Another writer takes seq 5: the writer's next burst (5, 6) is refused whole, then redone after it.
+    await other.stores.events.append(r, { type: 'tool.started', tool_use_id: 'other' })
+    const redone = await Promise.all(
+      [5, 6].map((index) => writer.stores.events.append(r, { type: 'tool.started', tool_use_id: `t${index}` })),
+    )
+    expect(redone.map((event) => event.seq)).toEqual([6, 7])
+    const stored = await writer.stores.events.read(r, 0)
+    expect(stored.map((event) => [event.seq, (event as { tool_use_id?: string }).tool_use_id])).toEqual([
+      [1, 't0'],
+      [2, 't1'],
+      [3, 't2'],
+      [4, 't3'],
+      [5, 'other'],
+      [6, 't5'],
+      [7, 't6'],
+    ])
+  })
 })
