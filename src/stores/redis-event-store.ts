@@ -41,7 +41,7 @@ return #fresh
 type Entry = { body: RunEventBody; seq: number; ts: string }
 
 /** One event waiting for its batch to be sent. */
-type Pending = Entry & {
+type Pending = Omit<Entry, 'seq'> & {
   resolve: (event: RunEvent) => void
   reject: (error: unknown) => void
 }
@@ -71,10 +71,11 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
   const now = options.now ?? (() => new Date())
   redis.defineCommand('toolexecAppend', { numberOfKeys: 1, lua: APPEND_SCRIPT })
   const nextSeq = new Map<string, number>()
-  const appending = new Map<string, Promise<unknown>>()
   const tails = new Map<string, Tail>()
-  /** Each run's events appended in this event-loop turn, sent together by `flush`. */
-  const batches = new Map<string, Pending[]>()
+  /** Each run's events not sent yet, in append order: the next batch. */
+  const waiting = new Map<string, Pending[]>()
+  /** Runs with a batch on its way to Redis. */
+  const sending = new Set<string>()
 
   subscriber.on('message', (channel: string) => {
     const runId = runIdOfChannel(channel)
@@ -111,77 +112,48 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
     return (redis as unknown as AppendCommand).toolexecAppend(...args)
   }
 
-  async function appendOnce(runId: string, body: RunEventBody): Promise<RunEvent> {
+  /**
+   * Sends a run's waiting events as one batch, at most one batch per run in flight: the events
+   * appended meanwhile wait for its answer and then go out together, so a burst of events costs
+   * one command (docs/adr/0114-batched-event-appends.md).
+   */
+  function flush(runId: string): void {
+    const batch = waiting.get(runId)
+    if (!batch || sending.has(runId)) return
+    waiting.delete(runId)
+    sending.add(runId)
+    void storeBatch(runId, batch)
+      .then(
+        (events) => {
+          for (const [index, pending] of batch.entries()) pending.resolve(events[index]!)
+        },
+        (error: unknown) => {
+          for (const pending of batch) pending.reject(error)
+        },
+      )
+      .finally(() => {
+        sending.delete(runId)
+        flush(runId)
+      })
+  }
+
+  async function storeBatch(runId: string, batch: readonly Pending[]): Promise<RunEvent[]> {
     for (let attempt = 0; ; attempt++) {
-      const seq = nextSeq.get(runId) ?? (await lastSeq(runId)) + 1
-      const ts = now().toISOString()
+      // The first batch of a run on this instance reads the end; later ones continue from it.
+      const first = nextSeq.get(runId) ?? (await lastSeq(runId)) + 1
+      const entries = batch.map(({ body, ts }, index) => ({ body, ts, seq: first + index }))
       try {
-        await send(runId, [{ body, seq, ts }])
+        await send(runId, entries)
       } catch (error) {
-        // Another writer (the instance that closes a lost run) took this seq: read the end again.
+        // Another writer (the instance that closes a lost run) took a seq: read the end again.
         nextSeq.delete(runId)
         if (attempt < 3 && String(error).includes('SEQ_TAKEN')) continue
         throw error
       }
-      advance(runId, body, seq)
-      return eventOf(runId, { body, seq, ts })
+      if (entries.some((entry) => entry.body.type === 'run.completed')) nextSeq.delete(runId)
+      else nextSeq.set(runId, first + entries.length)
+      return entries.map((entry) => eventOf(runId, entry))
     }
-  }
-
-  function advance(runId: string, body: RunEventBody, seq: number): void {
-    if (body.type === 'run.completed') nextSeq.delete(runId)
-    else nextSeq.set(runId, seq + 1)
-  }
-
-  /** Runs `work` after every append of the run already waiting, and makes later ones wait for it. */
-  function behindOthers<T>(runId: string, work: () => Promise<T>): Promise<T> {
-    const result = (appending.get(runId) ?? Promise.resolve()).catch(() => undefined).then(work)
-    appending.set(runId, result)
-    void result
-      .catch(() => undefined)
-      .finally(() => {
-        if (appending.get(runId) === result) appending.delete(runId)
-      })
-    return result
-  }
-
-  /**
-   * Once this process knows a run's next seq, an append takes the next seq at once and joins the
-   * run's batch for this event-loop turn; the batch goes out as one script call, so a burst of
-   * events costs one command and one round trip, and one connection keeps batches in order
-   * (docs/adr/0114-batched-event-appends.md). A refused batch falls back to the careful path,
-   * one event at a time, which reads the end again (docs/adr/0110-redis-key-layout.md).
-   */
-  function appendBatched(runId: string, body: RunEventBody, seq: number): Promise<RunEvent> {
-    advance(runId, body, seq)
-    return new Promise((resolve, reject) => {
-      let batch = batches.get(runId)
-      if (!batch) {
-        batch = []
-        batches.set(runId, batch)
-        setImmediate(() => flush(runId))
-      }
-      batch.push({ body, seq, ts: now().toISOString(), resolve, reject })
-    })
-  }
-
-  function flush(runId: string): void {
-    const batch = batches.get(runId) ?? []
-    batches.delete(runId)
-    send(runId, batch).then(
-      () => {
-        for (const event of batch) event.resolve(eventOf(runId, event))
-      },
-      (error: unknown) => {
-        nextSeq.delete(runId)
-        if (!String(error).includes('SEQ_TAKEN')) {
-          for (const event of batch) event.reject(error)
-          return
-        }
-        for (const event of batch)
-          behindOthers(runId, () => appendOnce(runId, event.body)).then(event.resolve, event.reject)
-      },
-    )
   }
 
   function pump(runId: string): Promise<void> {
@@ -212,17 +184,25 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
       })
       .finally(() => {
         tail.pumping = undefined
+        // A nudge that came after the last read but before this point would otherwise be lost.
+        if (tail.again) void pump(runId)
       })
     return tail.pumping
   }
 
   return {
     append(runId, body) {
-      // Seqs are handed out in call order: batched once the next seq is known, otherwise one
-      // append at a time behind the ones before (the first append of a run reads the end).
-      const known = nextSeq.get(runId)
-      if (known !== undefined && !appending.has(runId)) return appendBatched(runId, body, known)
-      return behindOthers(runId, () => appendOnce(runId, body))
+      // Seqs follow append order: each event joins the run's next batch, which goes out at the end
+      // of this event-loop turn or when the batch before it is answered.
+      return new Promise((resolve, reject) => {
+        let batch = waiting.get(runId)
+        if (!batch) {
+          batch = []
+          waiting.set(runId, batch)
+          if (!sending.has(runId)) setImmediate(() => flush(runId))
+        }
+        batch.push({ body, ts: now().toISOString(), resolve, reject })
+      })
     },
     read: readAfter,
     async subscribe(runId, afterSeq, listener) {
@@ -234,6 +214,8 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
         await subscriber.subscribe(redisKeys.eventsChannel(runId))
       }
       tail.cursors.set(listener, Math.max(0, afterSeq))
+      // A read already under way may have started without this cursor: the backlog waits for the next.
+      await tail.pumping
       await pump(runId)
       const owner = tail
       return () => {

@@ -1,6 +1,7 @@
 // Pins the store contract on both implementations (memory and a real Redis), same cases:
 // gap-free event subscriptions, tenant-scoped run copies, atomic idempotency claims, one run per
-// session; then what each does about expiry (the memory sweep, Redis TTLs and the retained bound).
+// session; then what each does about expiry (the memory sweep, Redis TTLs and the retained bound)
+// and how Redis appends a burst of events (one script call, a refused batch redone in order).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { RunEvent } from '../../src/events/run-event.js'
 import { createRedisStores, type RedisStores } from '../../src/stores/redis-stores.js'
