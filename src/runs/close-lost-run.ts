@@ -16,7 +16,7 @@ export async function closeLostRun(
   options: { runTtlMs: number; now: () => number },
 ): Promise<boolean> {
   const record = await stores.runs.get(tenant, runId)
-  if (!record || record.status !== 'running') return false
+  if (record?.status !== 'running') return false
   const events = await stores.events.read(runId, 0)
   if (events.some((event) => event.type === 'run.completed')) return false
   const names = new Map<string, string>()
