@@ -43,7 +43,12 @@ function subscribe(url: string, onEvent: (data: string, arrived: number) => void
 }
 
 const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-'))
-const service = await startService(scratch)
+// One run watched by `subscribers` clients: above the default cap of 16 per run
+// (docs/adr/0126-slow-subscribers-are-cut-off-by-bytes.md), so this bench raises it.
+const service = await startService(scratch, {
+  TOOLEXEC_MAX_SUBSCRIBERS_PER_RUN: String(subscribers + 10),
+  TOOLEXEC_MAX_SUBSCRIBERS_PER_TENANT: String(subscribers + 10),
+})
 try {
   // Ten slow calls first (time to connect everyone), then a steady stream of short ones.
   const blocks = [
