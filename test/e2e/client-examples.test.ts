@@ -5,25 +5,13 @@ import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
 import { runByPolling } from '../../examples/polling-client.js'
 import { runBatch } from '../../examples/typed-client.js'
-import { buildTool, deferToPermissionRules } from '../../src/tool/build-tool.js'
 import { startTestServer } from '../helpers/start-test-server.js'
+import { askingTool } from '../helpers/test-tools.js'
 
 const root = new URL('../../', import.meta.url)
 const read = (file: string) => readFileSync(new URL(file, root), 'utf8')
-
-/** Not read-only and without a rule: every call asks. */
-const askingTool = buildTool({
-  name: 'Ask',
-  inputSchema: z.strictObject({ name: z.string() }),
-  maxResultSizeChars: 100_000,
-  description: async () => 'Changes something after approval',
-  prompt: async () => 'Changes something after approval',
-  checkPermissions: deferToPermissionRules,
-  call: async (input) => ({ data: `changed ${input.name}` }),
-})
 
 describe('client examples', () => {
   it('examples/agent-loop.ts runs as written and builds the next request from .message', async () => {

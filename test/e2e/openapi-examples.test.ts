@@ -5,9 +5,8 @@ import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
-import { buildTool, deferToPermissionRules } from '../../src/tool/build-tool.js'
 import { startTestServer } from '../helpers/start-test-server.js'
+import { askingTool } from '../helpers/test-tools.js'
 
 type Schema = { $ref?: string; anyOf?: Schema[]; examples?: unknown[] }
 type Media = { schema: Schema; example?: unknown; examples?: Record<string, { value: unknown }> }
@@ -33,17 +32,6 @@ const operations = Object.entries(document.paths as Record<string, Record<string
   ([route, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({ route, method: method.toUpperCase(), operation })),
 )
-
-/** Not read-only and without a rule: every call asks. */
-const askingTool = buildTool({
-  name: 'Ask',
-  inputSchema: z.strictObject({ name: z.string() }),
-  maxResultSizeChars: 100_000,
-  description: async () => 'Changes something after approval',
-  prompt: async () => 'Changes something after approval',
-  checkPermissions: deferToPermissionRules,
-  call: async (input) => ({ data: `changed ${input.name}` }),
-})
 
 describe('OpenAPI examples', () => {
   it('has request examples that get the documented status from a listening server', async () => {

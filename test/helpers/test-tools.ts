@@ -69,3 +69,14 @@ export function createTestTools() {
 }
 
 export type TestTools = ReturnType<typeof createTestTools>
+
+/** Not read-only and without a rule: every call asks (the approval and polling tests' tool). */
+export const askingTool = buildTool({
+  name: 'Ask',
+  inputSchema: z.strictObject({ name: z.string() }),
+  maxResultSizeChars: 100_000,
+  description: async () => 'Changes something after approval',
+  prompt: async () => 'Changes something after approval',
+  checkPermissions: deferToPermissionRules,
+  call: async (input) => ({ data: `changed ${input.name}` }),
+})

@@ -3,21 +3,8 @@
 // `Idempotent-Replayed: true` header on a retry that returned the earlier run.
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
-import { buildTool, deferToPermissionRules } from '../../src/tool/build-tool.js'
 import { buildTestApp } from '../helpers/build-test-app.js'
-import { createTestTools } from '../helpers/test-tools.js'
-
-/** Not read-only and without a rule: every call asks. */
-const askingTool = buildTool({
-  name: 'Ask',
-  inputSchema: z.strictObject({ name: z.string() }),
-  maxResultSizeChars: 100_000,
-  description: async () => 'Changes something after approval',
-  prompt: async () => 'Changes something after approval',
-  checkPermissions: deferToPermissionRules,
-  call: async (input) => ({ data: `changed ${input.name}` }),
-})
+import { askingTool, createTestTools } from '../helpers/test-tools.js'
 
 describe('GET /v1/runs/{run_id} for polling clients', () => {
   it('lists the open asks, takes the answer over HTTP, then carries the message of a wait: true run', async () => {
