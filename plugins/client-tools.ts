@@ -20,7 +20,7 @@ const MAX_SHELLS = 256
 
 export type ClientToolsPluginOptions = {
   /** The client bash tool's per-command timeout (tests shorten it). */
-  bashTimeoutMs?: number
+  bashTimeoutMs?: number | undefined
 }
 
 /**

@@ -18,7 +18,7 @@ declare module 'fastify' {
 
 export type McpServersPluginOptions = {
   /** Fixed MCP tools, added to those of the settings file's servers (tests and embedders). */
-  tools?: Tools
+  tools?: Tools | undefined
 }
 
 /**

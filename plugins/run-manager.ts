@@ -17,7 +17,7 @@ declare module 'fastify' {
 
 export type RunManagerPluginOptions = {
   /** Replaces the executor (tests count or slow what it runs); default `createRunExecutor`. */
-  createExecutor?: (options: RunExecutorOptions) => RunExecutor
+  createExecutor?: ((options: RunExecutorOptions) => RunExecutor) | undefined
 }
 
 /**

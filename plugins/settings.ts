@@ -10,7 +10,7 @@ declare module 'fastify' {
 
 export type SettingsPluginOptions = {
   /** Replaces the file named by TOOLEXEC_SETTINGS (tests and embedders). */
-  settings?: Settings
+  settings?: Settings | undefined
 }
 
 /** The operator's settings file (permissions, hooks, mcpServers), read once at start. */

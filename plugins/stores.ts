@@ -21,7 +21,7 @@ const STARTUP_CHECK_MS = 5000
  * Run, event, session and idempotency stores: in memory (swept on a timer), or on Redis with
  * TOOLEXEC_REDIS_URL (expiring by TTL; docs/operations.md, "Scale-out on Redis").
  */
-export const storesPlugin = fp<{ stores?: Stores }>(
+export const storesPlugin = fp<{ stores?: Stores | undefined }>(
   async (app, options) => {
     const { maxRetainedRuns, sessionIdleTtlMs, sweepIntervalMs, redisUrl } = app.config
     if (redisUrl !== undefined && options.stores === undefined) {

@@ -20,9 +20,9 @@ declare module 'fastify' {
 
 export type ToolPoolPluginOptions = {
   /** Replaces the built-in tools (default: every built-in this build has). */
-  baseTools?: Tools
+  baseTools?: Tools | undefined
   /** Added after the built-ins and MCP tools (tests register controllable tools here). */
-  extraTools?: Tools
+  extraTools?: Tools | undefined
 }
 
 /**

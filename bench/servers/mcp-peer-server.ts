@@ -23,7 +23,7 @@ const http = createServer(async (request, response) => {
     return
   }
   const server = noopServer()
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
   response.on('close', () => {
     void transport.close()
     void server.close()

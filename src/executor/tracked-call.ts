@@ -15,7 +15,7 @@ export type TrackedCall = {
   /** Set once, when the executor aborts the call. */
   abortReason?: AbortReason
   tool?: AnyTool
-  parsedInput?: { [key: string]: unknown }
+  parsedInput?: { [key: string]: unknown } | undefined
   /** Decided once at queue time: parsed input AND isConcurrencySafe(parsed) without throwing. */
   safe: boolean
   status: CallStatus
@@ -23,7 +23,7 @@ export type TrackedCall = {
   outcome?: CallOutcome
   /** The block after the per-tool size threshold; set before the call may be yielded. */
   result?: ToolResultBlock
-  blob?: BlobRef
+  blob?: BlobRef | undefined
   timer?: NodeJS.Timeout
   /** Called right after the executor aborts this call (see settleOrAbort). */
   onAbort?: () => void
@@ -32,7 +32,7 @@ export type TrackedCall = {
   /** The error result came from the engine stopping the call, not the call failing: it never cascades. */
   stoppedByEngine?: boolean
   /** A concurrency-safe call's context modifier, applied once its group is over, in block order. */
-  deferredModifier?: ContextModifier
+  deferredModifier?: ContextModifier | undefined
 }
 
 /** Every abort goes through here, so the executor can stop waiting without signal listeners. */

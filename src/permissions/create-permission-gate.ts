@@ -8,7 +8,7 @@ import type { PermissionAnswer, PermissionPrompter } from './permission-prompter
 
 export type PermissionGateOptions = {
   /** Who answers asks; without one every ask is denied as "no approver is connected". */
-  prompter?: PermissionPrompter
+  prompter?: PermissionPrompter | undefined
   /** How long the prompter waits for an answer; used to word the timeout denial. */
   timeoutMs: number
 }

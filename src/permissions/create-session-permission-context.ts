@@ -7,11 +7,11 @@ import type { PermissionsSettings } from './permissions-settings-schema.js'
 
 /** What a session (POST /v1/sessions) may ask for; rules add to the operator's. */
 export type SessionPermissionOptions = {
-  mode?: PermissionMode
-  allow?: readonly string[]
-  deny?: readonly string[]
-  ask?: readonly string[]
-  additionalDirectories?: readonly string[]
+  mode?: PermissionMode | undefined
+  allow?: readonly string[] | undefined
+  deny?: readonly string[] | undefined
+  ask?: readonly string[] | undefined
+  additionalDirectories?: readonly string[] | undefined
   shouldAvoidPermissionPrompts?: boolean
   /** Directories (and the session cwd) must lie inside this root: the tenant's workspace. */
   workspaceRoot?: string

@@ -12,7 +12,7 @@ export type RuleSubject = {
   input: { [key: string]: unknown }
   cwd: string
   /** From resolveToolPath; undefined when the tool names no path. */
-  path?: ResolvedToolPath
+  path?: ResolvedToolPath | undefined
 }
 
 /**

@@ -4,8 +4,14 @@ import { MAX_TOKENS_REASON } from './stream-event-assembler.js'
 
 /** The two ways a batch arrives: bare blocks, or the assistant message they came in. */
 export type RunInput = {
-  tool_uses?: ToolUseBlock[]
-  message?: { role: 'assistant'; content: Array<{ type: string; [key: string]: unknown }>; stop_reason?: string | null }
+  tool_uses?: ToolUseBlock[] | undefined
+  message?:
+    | {
+        role: 'assistant'
+        content: Array<{ type: string; [key: string]: unknown }>
+        stop_reason?: string | null | undefined
+      }
+    | undefined
 }
 
 export type InputLimits = { maxBlocksPerRun: number; maxInputBytes: number }

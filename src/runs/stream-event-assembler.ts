@@ -8,10 +8,14 @@ export type MessageStreamEvent =
   | {
       type: 'content_block_delta'
       index: number
-      delta: { type: string; partial_json?: string; [key: string]: unknown }
+      delta: { type: string; partial_json?: string | undefined; [key: string]: unknown }
     }
   | { type: 'content_block_stop'; index: number }
-  | { type: 'message_delta'; delta: { stop_reason?: string | null; [key: string]: unknown }; [key: string]: unknown }
+  | {
+      type: 'message_delta'
+      delta: { stop_reason?: string | null | undefined; [key: string]: unknown }
+      [key: string]: unknown
+    }
   | { type: 'message_stop' }
   | { type: 'ping' }
   | { type: 'error'; error?: unknown }

@@ -14,12 +14,13 @@ import type { Toolset } from '../tool/toolset.js'
 import { confineDirectory } from './confine-path.js'
 import { stripOperatorLayer, withOperatorLayer } from './operator-layer.js'
 
+/** The request body of POST /v1/sessions as its schema parses it (absent and undefined alike). */
 export type CreateSessionInput = {
-  cwd?: string
-  permission_mode?: PermissionMode
-  permissions?: { allow?: string[]; deny?: string[]; ask?: string[] }
-  additional_directories?: string[]
-  toolsets?: Toolset[]
+  cwd?: string | undefined
+  permission_mode?: PermissionMode | undefined
+  permissions?: { allow?: string[] | undefined; deny?: string[] | undefined; ask?: string[] | undefined } | undefined
+  additional_directories?: string[] | undefined
+  toolsets?: Toolset[] | undefined
 }
 
 export type SessionServiceOptions = {

@@ -59,7 +59,7 @@ export type RedisEventStoreOptions = {
   now?: () => Date
 }
 
-type Tail = { cursors: Map<EventListener, number>; pumping?: Promise<void>; again: boolean }
+type Tail = { cursors: Map<EventListener, number>; pumping?: Promise<void> | undefined; again: boolean }
 
 /**
  * Event logs as one Redis Stream per run (docs/adr/0110-redis-key-layout.md). Live tails: one

@@ -17,7 +17,7 @@ export type SessionRecord = {
   /** Last time a request touched it: idle sessions expire. */
   lastUsedAt: number
   /** The run holding the session, if any: one run at a time keeps context updates ordered. */
-  activeRunId?: string
+  activeRunId?: string | undefined
 }
 
 export type SessionState = Pick<SessionRecord, 'cwd' | 'permissionContext' | 'readFileState' | 'todos'>

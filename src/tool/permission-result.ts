@@ -2,7 +2,7 @@
 export type PermissionDecisionReason =
   | { type: 'rule'; rule: string; source: string }
   | { type: 'mode'; mode: string }
-  | { type: 'hook'; hookName?: string; reason?: string }
+  | { type: 'hook'; hookName?: string | undefined; reason?: string | undefined }
   | { type: 'tool'; reason: string }
   | { type: 'user'; reason?: string }
   | { type: 'other'; reason: string }
@@ -10,19 +10,19 @@ export type PermissionDecisionReason =
 export type PermissionAllow = {
   behavior: 'allow'
   updatedInput?: Record<string, unknown>
-  decisionReason?: PermissionDecisionReason
+  decisionReason?: PermissionDecisionReason | undefined
 }
 
 export type PermissionDeny = {
   behavior: 'deny'
   message: string
-  decisionReason?: PermissionDecisionReason
+  decisionReason?: PermissionDecisionReason | undefined
 }
 
 export type PermissionAsk = {
   behavior: 'ask'
   message: string
-  decisionReason?: PermissionDecisionReason
+  decisionReason?: PermissionDecisionReason | undefined
 }
 
 export type PermissionPassthrough = {

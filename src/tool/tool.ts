@@ -20,7 +20,7 @@ export type FileReadRecord = { mtimeMs: number; size: number; partial: boolean }
 export type Todo = {
   content: string
   status: 'pending' | 'in_progress' | 'completed'
-  activeForm?: string
+  activeForm?: string | undefined
 }
 
 /** Facts about the host that tools need but the session does not own. */

@@ -53,7 +53,7 @@ export type TestContextOptions = {
   permissionContext?: ToolPermissionContext
   additionalWorkingDirectories?: string[]
   environment?: Partial<ToolEnvironment>
-  abortSignal?: AbortSignal
+  abortSignal?: AbortSignal | undefined
   tools?: readonly AnyTool[]
   toolUseId?: string
 }

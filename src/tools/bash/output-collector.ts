@@ -8,7 +8,7 @@ export type OutputCollectorOptions = {
   thresholdChars: number
   openBlob: () => Promise<BlobStream>
   /** Receives output text merged over `progressIntervalMs`, at most `progressMaxChars` per call. */
-  onProgress?: (progress: { output: string; omittedChars?: number }) => void
+  onProgress?: ((progress: { output: string; omittedChars?: number }) => void) | undefined
   progressIntervalMs?: number
   progressMaxChars?: number
 }

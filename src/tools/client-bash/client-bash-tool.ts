@@ -57,7 +57,7 @@ async function startShell(context: ToolUseContext) {
  * environment, output spill and progress as Bash (docs/adr/0145-persistent-shell.md).
  * Never concurrency-safe: the shell is shared.
  */
-export function createClientBashTool(options: { shells: ShellRegistry; timeoutMs?: number }) {
+export function createClientBashTool(options: { shells: ShellRegistry; timeoutMs?: number | undefined }) {
   const { shells } = options
   const timeoutMs = options.timeoutMs ?? BASH_DEFAULT_TIMEOUT_MS
 

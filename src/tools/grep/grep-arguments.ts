@@ -5,14 +5,14 @@ export type GrepSearch = {
   pattern: string
   /** Absolute path of the file or directory to search. */
   path: string
-  glob?: string
-  type?: string
+  glob?: string | undefined
+  type?: string | undefined
   outputMode: GrepOutputMode
   caseInsensitive: boolean
   lineNumbers: boolean
-  after?: number
-  before?: number
-  context?: number
+  after?: number | undefined
+  before?: number | undefined
+  context?: number | undefined
   multiline: boolean
 }
 

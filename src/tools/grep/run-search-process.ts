@@ -14,7 +14,7 @@ const MAX_STDERR_CHARS = 4_000
 export async function runSearchProcess(
   program: string,
   args: readonly string[],
-  options: { cwd: string; signal: AbortSignal; maxLines: number; acceptLine?: (line: string) => boolean },
+  options: { cwd: string; signal: AbortSignal; maxLines: number; acceptLine?: ((line: string) => boolean) | undefined },
 ): Promise<SearchProcessResult> {
   const child = spawn(program, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal })
   const closed = once(child, 'close') as Promise<[number | null]>

@@ -14,7 +14,7 @@ beforeEach(async () => {
 })
 afterEach(() => workspace.cleanup())
 
-const context = (options: { abortSignal?: AbortSignal; toolUseId?: string } = {}) =>
+const context = (options: { abortSignal?: AbortSignal | undefined; toolUseId?: string } = {}) =>
   createTestContext({ cwd: workspace.cwd, blobRoot: workspace.blobRoot, ...options })
 
 /** Runs a command that prints `$$` (its process group id) first; resolves the id as soon as it shows up. */
