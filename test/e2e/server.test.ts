@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { cleanEnvironment } from '../helpers/service-process.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -16,17 +17,6 @@ function brokenBwrapPath(): string {
   writeFileSync(path.join(directory, 'bwrap'), '#!/bin/sh\necho "No permissions to create new namespace" >&2\nexit 1\n')
   chmodSync(path.join(directory, 'bwrap'), 0o755)
   return `${directory}${path.delimiter}${process.env.PATH ?? ''}`
-}
-
-/** The environment without any toolexec variable, so the embedded defaults apply. */
-function cleanEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const environment = { ...process.env }
-  for (const key of Object.keys(environment)) {
-    if (key.startsWith('TOOLEXEC_') || key.startsWith('CLAUDE_CODE_') || key === 'HOST' || key === 'PORT') {
-      delete environment[key]
-    }
-  }
-  return { ...environment, ...extra }
 }
 
 function run(command: string, args: string[], extra: Record<string, string>) {

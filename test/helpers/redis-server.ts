@@ -1,8 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { freePort } from './free-port.js'
 
 /** Why the Redis tests are skipped on this machine, or undefined when `redis-server` is there. */
 export const redisSkipReason: string | undefined = (() => {
@@ -22,17 +22,6 @@ export type RedisServer = {
   /** Stops the server (SIGTERM, so an AOF is flushed) and starts it again on the same port and data. */
   restart(options?: { downMs?: number }): Promise<void>
   stop(): Promise<void>
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** A real `redis-server` on a free loopback port, its data in a fresh temp directory. */

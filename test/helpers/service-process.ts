@@ -1,22 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { freePort } from './free-port.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 /** The environment without any toolexec variable of the caller's, plus `extra`. */
-function cleanEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
+export function cleanEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
   const environment = { ...process.env }
   for (const key of Object.keys(environment)) {
     if (key.startsWith('TOOLEXEC_') || key.startsWith('CLAUDE_CODE_') || key === 'HOST' || key === 'PORT') {
