@@ -76,7 +76,14 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
 
   const writes = createSerialQueue()
   const enqueue = (work: () => Promise<unknown>) => {
+    // Whatever was emitted before this work is written before it.
+    flush()
     writes.run(work).catch((error) => logger.error({ err: error }, 'storing a run event failed'))
+  }
+  /** Every write so far, emitted events included, has settled. */
+  const settled = () => {
+    flush()
+    return writes.idle()
   }
   let completion: RunEventBody | undefined
   const emit = (body: RunEventBody) => {
@@ -89,19 +96,34 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
       store(body)
     }
   }
+  /**
+   * Events emitted in one synchronous stretch (a batch's calls queued, a call's completion and
+   * result) are written together at the next microtask: one store call and one queue entry per
+   * stretch instead of per event (docs/adr/0174-run-events-written-in-batches.md).
+   */
+  let batch: RunEventBody[] = []
   const store = (body: RunEventBody) => {
+    batch.push(body)
+    if (batch.length === 1) queueMicrotask(flush)
+  }
+  function flush(): void {
+    if (batch.length === 0) return
+    const bodies = batch
+    batch = []
     // Sent at once, in emit order, without waiting for the write before: on Redis one connection
     // keeps the order and the writes are pipelined. The queue still observes them in order, and
-    // the run completes only after `writes.idle()`, so nothing acknowledged precedes its events.
-    const written = Promise.all([
-      stores.events.append(runId, body),
-      body.type === 'tool.result' ? stores.runs.appendResult(runId, body.result) : undefined,
-    ])
+    // the run completes only after `settled()`, so nothing acknowledged precedes its events.
+    const writing: Promise<unknown>[] = [stores.events.appendBatch(runId, bodies)]
+    for (const body of bodies)
+      if (body.type === 'tool.result') writing.push(stores.runs.appendResult(runId, body.result))
+    const written = Promise.all(writing)
     written.catch(() => undefined)
-    enqueue(async () => {
-      const [event] = await written
-      dependencies.observe(event, tenant)
-    })
+    writes
+      .run(async () => {
+        const [events] = (await written) as [RunEvent[]]
+        for (const event of events) dependencies.observe(event, tenant)
+      })
+      .catch((error) => logger.error({ err: error }, 'storing a run event failed'))
   }
 
   const broker = createPermissionBroker({ emit, timeoutMs: spec.permissionTimeoutMs })
@@ -144,7 +166,7 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
   const finished = executor.finished
     .catch((fault: unknown) => recoverOutcome(fault))
     .then(async (outcome) => {
-      await writes.idle()
+      await settled()
       try {
         const finishedAt = now()
         await stores.runs.complete(runId, {
@@ -159,7 +181,7 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
         else await sessions.release(session, runId, outcome.context)
       }
       store(completion ?? { type: 'run.completed', status: outcome.status })
-      await writes.idle()
+      await settled()
       logger.info({ status: outcome.status, results: outcome.results.length }, 'run finished')
       return (await stores.runs.get(tenant, runId))!
     })

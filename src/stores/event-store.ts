@@ -9,6 +9,8 @@ export type EventListener = (event: RunEvent) => void
  */
 export interface EventStore {
   append(runId: string, body: RunEventBody): Promise<RunEvent>
+  /** `append` for several bodies at once, in order: one promise for all (the run's hot path). */
+  appendBatch(runId: string, bodies: readonly RunEventBody[]): Promise<RunEvent[]>
   read(runId: string, afterSeq: number): Promise<RunEvent[]>
   subscribe(runId: string, afterSeq: number, listener: EventListener): Promise<() => void>
   delete(runId: string): Promise<void>

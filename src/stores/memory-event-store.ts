@@ -1,10 +1,15 @@
-import type { RunEvent } from '../events/run-event.js'
+import { createEventClock } from '../events/event-clock.js'
+import type { RunEvent, RunEventBody } from '../events/run-event.js'
 import type { EventListener, EventStore } from './event-store.js'
 
 type RunLog = { events: RunEvent[]; listeners: Set<EventListener> }
 
-/** Event logs in memory; listeners are called synchronously, in order, inside `append`. */
-export function createMemoryEventStore(now: () => Date = () => new Date()): EventStore {
+/**
+ * Event logs in memory; listeners are called synchronously, in order, inside `append`. The body
+ * handed to `append` becomes the event: it is stamped in place rather than copied (its owner, the
+ * run, never reuses it; docs/adr/0170-events-stamped-in-place.md).
+ */
+export function createMemoryEventStore(timestamp: () => string = createEventClock()): EventStore {
   const logs = new Map<string, RunLog>()
   const logOf = (runId: string): RunLog => {
     let log = logs.get(runId)
@@ -15,14 +20,25 @@ export function createMemoryEventStore(now: () => Date = () => new Date()): Even
     return log
   }
 
+  function append(runId: string, body: RunEventBody): RunEvent {
+    const log = logOf(runId)
+    // Same key order as a copy `{ ...body, seq, run_id, ts }` would have: clients see no change.
+    const event = body as RunEvent
+    event.seq = log.events.length + 1
+    event.run_id = runId
+    event.ts = timestamp()
+    log.events.push(event)
+    // A copy only when someone listens: a listener may unsubscribe while it is called.
+    if (log.listeners.size > 0) for (const listener of [...log.listeners]) deliver(listener, event)
+    return event
+  }
+
   return {
     async append(runId, body) {
-      const log = logOf(runId)
-      const event = { ...body, seq: log.events.length + 1, run_id: runId, ts: now().toISOString() } as RunEvent
-      log.events.push(event)
-      // A copy only when someone listens: a listener may unsubscribe while it is called.
-      if (log.listeners.size > 0) for (const listener of [...log.listeners]) deliver(listener, event)
-      return event
+      return append(runId, body)
+    },
+    async appendBatch(runId, bodies) {
+      return bodies.map((body) => append(runId, body))
     },
     async read(runId, afterSeq) {
       return (logs.get(runId)?.events ?? []).slice(Math.max(0, afterSeq))

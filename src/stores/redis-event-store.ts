@@ -204,6 +204,10 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
         batch.push({ body, ts: now().toISOString(), resolve, reject })
       })
     },
+    appendBatch(runId, bodies) {
+      // Every append joins the run's next batch already: one Redis round trip carries them all.
+      return Promise.all(bodies.map((body) => this.append(runId, body)))
+    },
     read: readAfter,
     async subscribe(runId, afterSeq, listener) {
       let tail = tails.get(runId)

@@ -83,6 +83,27 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
     expect((await stores.events.read(r, 1)).map((event) => event.seq)).toEqual([2])
   })
 
+  it('appends a batch in order after single appends, stamped like them, and tells listeners each event', async () => {
+    const r = id('r')
+    await stores.events.append(r, { type: 'tool.started', tool_use_id: 'a' })
+    const seen: number[] = []
+    const stop = await stores.events.subscribe(r, 0, (event) => seen.push(event.seq))
+    const batch = await stores.events.appendBatch(r, [
+      { type: 'tool.started', tool_use_id: 'b' },
+      { type: 'tool.completed', tool_use_id: 'b', is_error: false, duration_ms: 1 },
+      { type: 'run.completed', status: 'completed' },
+    ])
+    expect(batch.map((event) => [event.seq, event.type, event.run_id])).toEqual([
+      [2, 'tool.started', r],
+      [3, 'tool.completed', r],
+      [4, 'run.completed', r],
+    ])
+    expect(batch.every((event) => !Number.isNaN(Date.parse(event.ts)))).toBe(true)
+    await vi.waitFor(() => expect(seen).toEqual([1, 2, 3, 4]))
+    stop()
+    expect((await stores.events.read(r, 0)).map((event) => event.seq)).toEqual([1, 2, 3, 4])
+  })
+
   it('delivers backlog then live events with no gap or duplicate, and isolates a throwing listener', async () => {
     const r = id('r')
     await stores.events.append(r, { type: 'tool.started', tool_use_id: 'a' })
