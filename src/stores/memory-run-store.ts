@@ -12,7 +12,7 @@ export function createMemoryRunStore({ maxRetainedRuns }: MemoryRunStoreOptions)
     },
     async get(tenant, runId) {
       const record = runs.get(runId)
-      return record?.tenant === tenant ? structuredClone(record) : undefined
+      return record?.tenant === tenant ? copyOf(record) : undefined
     },
     async appendToolUseId(runId, toolUseId) {
       runs.get(runId)?.toolUseIds.push(toolUseId)
@@ -46,4 +46,13 @@ export function createMemoryRunStore({ maxRetainedRuns }: MemoryRunStoreOptions)
       return removed
     },
   }
+}
+
+/**
+ * What a reader gets: its own record and arrays, so nothing it does reaches the store. The blocks
+ * inside are shared: results are never changed once appended. A deep `structuredClone` per read
+ * was a visible share of every wait-mode request (docs/adr/0171-run-record-read-without-deep-clone.md).
+ */
+function copyOf(record: RunRecord): RunRecord {
+  return { ...record, toolUseIds: [...record.toolUseIds], results: [...record.results], blobs: [...record.blobs] }
 }
