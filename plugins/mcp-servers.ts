@@ -33,8 +33,21 @@ export const mcpServersPlugin = fp<McpServersPluginOptions>(
         ? createMcpManager({ servers, clientInfo: SERVICE_INFO, logger: app.log })
         : undefined
     const fixed = options.tools ?? []
+    // One array per change of the manager's list: the tool pool keeps pools while it is the same
+    // (docs/adr/0172-tool-pool-kept-per-context.md).
+    let combinedFrom: readonly unknown[] | undefined
+    let combined: Tools = fixed
+    const tools = (): Tools => {
+      if (!manager) return fixed
+      const current = manager.tools()
+      if (current !== combinedFrom) {
+        combinedFrom = current
+        combined = [...fixed, ...current]
+      }
+      return combined
+    }
     app.decorate('mcpServers', {
-      tools: () => (manager ? [...fixed, ...manager.tools()] : fixed),
+      tools,
       states: () => manager?.states() ?? [],
       onToolsChanged: (listener: () => void) => manager?.onToolsChanged(() => listener()) ?? (() => {}),
     })

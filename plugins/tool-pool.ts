@@ -3,7 +3,6 @@ import { rulesWithoutTool } from '../src/permissions/rules-without-tool.js'
 import { assembleToolPool } from '../src/registry/assemble-tool-pool.js'
 import { getAllBaseTools } from '../src/registry/get-all-base-tools.js'
 import { createToolPool } from '../src/registry/tool-pool.js'
-import { findToolByName } from '../src/tool/find-tool.js'
 import { toApiToolDefinition } from '../src/tool/to-api-definition.js'
 import type { Tools } from '../src/tool/tool.js'
 import { DEFAULT_TOOLSETS } from '../src/tool/toolset.js'
@@ -47,11 +46,26 @@ export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
         }),
       toDefinition: (tool, definitionOptions) => toApiToolDefinition(tool, definitionOptions),
       extraTools,
+      // The MCP list is one array until a server's tools change (src/mcp/client/mcp-manager.ts).
+      generation: () => app.mcpServers.tools(),
     })
-    const isKnownTool = (name: string) =>
-      [baseTools, clientTools, app.mcpServers.tools(), extraTools].some(
-        (tools) => findToolByName(tools, name) !== undefined,
-      )
+    // Asked for every queued call (metrics labels): a set of names, rebuilt when the MCP list changes.
+    let knownFrom: Tools | undefined
+    let known: (name: string) => boolean = () => false
+    const isKnownTool = (name: string) => {
+      const mcpTools = app.mcpServers.tools()
+      if (mcpTools !== knownFrom) {
+        knownFrom = mcpTools
+        const names = new Set(
+          [...baseTools, ...clientTools, ...mcpTools, ...extraTools].flatMap((tool) => [
+            tool.name,
+            ...(tool.aliases ?? []),
+          ]),
+        )
+        known = (candidate) => names.has(candidate)
+      }
+      return known(name)
+    }
     app.decorate('toolPool', { ...toolPool, isKnownTool })
     const mcpServers = Object.keys(app.settings.mcpServers ?? {})
     for (const rule of rulesWithoutTool(

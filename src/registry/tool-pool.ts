@@ -18,6 +18,12 @@ export type ToolPoolOptions = {
   ) => ApiToolDefinition | Promise<ApiToolDefinition>
   /** Registered by tests (and embedders) after the registry's tools; a registry tool of the same name wins. */
   extraTools?: Tools
+  /**
+   * A value that changes whenever `assemble` could answer differently for the same context (the
+   * MCP servers' tool list): pools are kept per permission context and toolsets until it does.
+   * Absent: every call assembles afresh.
+   */
+  generation?: () => unknown
 }
 
 /** What picks a pool: the permission context and the session's toolsets (absent: the operator's). */
@@ -26,11 +32,31 @@ type PoolContext = Pick<SessionContext, 'permissionContext' | 'toolsets'>
 /** The tools a session may use, as the executor needs them and as the API lists them. */
 export function createToolPool(options: ToolPoolOptions) {
   const extra = options.extraTools ?? []
+  // Permission contexts are frozen and built once per change, so one context always maps to the
+  // same pool until the generation moves: every run of a session (and every run without one)
+  // skips the filter and sort (docs/adr/0172-tool-pool-kept-per-context.md).
+  const kept = new WeakMap<ToolPermissionContext, Map<string, { generation: unknown; tools: Tools }>>()
 
-  async function toolsFor(context: PoolContext): Promise<Tools> {
+  async function assembleWithExtras(context: PoolContext): Promise<Tools> {
     const pool = await options.assemble(context.permissionContext, context.toolsets)
     const names = new Set(pool.map((tool) => tool.name))
     return [...pool, ...extra.filter((tool) => !names.has(tool.name) && tool.isEnabled())]
+  }
+
+  async function toolsFor(context: PoolContext): Promise<Tools> {
+    if (!options.generation) return assembleWithExtras(context)
+    const generation = options.generation()
+    const toolsetsKey = context.toolsets === undefined ? '' : context.toolsets.join(',')
+    let byToolsets = kept.get(context.permissionContext)
+    const hit = byToolsets?.get(toolsetsKey)
+    if (hit && hit.generation === generation) return hit.tools
+    const tools = await assembleWithExtras(context)
+    if (!byToolsets) {
+      byToolsets = new Map()
+      kept.set(context.permissionContext, byToolsets)
+    }
+    byToolsets.set(toolsetsKey, { generation, tools })
+    return tools
   }
 
   /** Every tool with its description and JSON Schema: what an MCP client needs. */

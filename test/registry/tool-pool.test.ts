@@ -1,8 +1,10 @@
 // Pins the registry's tiers (docs/design.md §3): simple mode, blanket deny rules, isEnabled, the sorted
-// two-group pool with built-ins winning name clashes, and the API serialisation.
+// two-group pool with built-ins winning name clashes, the pool kept per context until the MCP list
+// changes (docs/adr/0172-tool-pool-kept-per-context.md), and the API serialisation.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { assembleToolPool, getTools } from '../../src/registry/assemble-tool-pool.js'
+import { createToolPool } from '../../src/registry/tool-pool.js'
 import { buildTool } from '../../src/tool/build-tool.js'
 import { createPermissionContext } from '../../src/tool/permission-context.js'
 import { toApiToolDefinitions } from '../../src/tool/to-api-definition.js'
@@ -20,7 +22,7 @@ const make = (name: string, extra: Partial<AnyTool> = {}): AnyTool =>
   }) as AnyTool
 
 const baseTools = ['Write', 'Bash', 'Read', 'Grep', 'Edit', 'Glob'].map((name) => make(name))
-const names = (tools: AnyTool[]) => tools.map((tool) => tool.name)
+const names = (tools: readonly AnyTool[]) => tools.map((tool) => tool.name)
 
 describe('getTools', () => {
   it('keeps only Bash, Read and Edit in simple mode', () => {
@@ -55,6 +57,49 @@ describe('assembleToolPool', () => {
       'mcp__alpha__list',
       'mcp__blocked__x',
     ])
+  })
+})
+
+describe('createToolPool', () => {
+  it('keeps a pool per permission context and toolsets, and rebuilds it when the generation moves', async () => {
+    let mcpTools = [make('mcp__srv__one')]
+    let assembled = 0
+    const pool = createToolPool({
+      assemble: (permissionContext) => {
+        assembled++
+        return assembleToolPool(permissionContext, mcpTools, { baseTools })
+      },
+      toDefinition: async (tool) => ({ name: tool.name, description: '', input_schema: { type: 'object' } }),
+      generation: () => mcpTools,
+    })
+    const context = { permissionContext: createPermissionContext() }
+    const first = await pool.toolsFor(context)
+    expect(await pool.toolsFor(context)).toBe(first)
+    expect(assembled).toBe(1)
+    // Another context, or other toolsets, is another pool.
+    await pool.toolsFor({ permissionContext: createPermissionContext() })
+    await pool.toolsFor({ ...context, toolsets: ['claude_code'] })
+    expect(assembled).toBe(3)
+    // The MCP list changed: the next run sees the new tool.
+    mcpTools = [make('mcp__srv__one'), make('mcp__srv__two')]
+    const after = await pool.toolsFor(context)
+    expect(assembled).toBe(4)
+    expect(names(after).filter((name) => name.startsWith('mcp__'))).toEqual(['mcp__srv__one', 'mcp__srv__two'])
+  })
+
+  it('assembles afresh on every call without a generation', async () => {
+    let assembled = 0
+    const pool = createToolPool({
+      assemble: (permissionContext) => {
+        assembled++
+        return assembleToolPool(permissionContext, [], { baseTools })
+      },
+      toDefinition: async (tool) => ({ name: tool.name, description: '', input_schema: { type: 'object' } }),
+    })
+    const context = { permissionContext: createPermissionContext() }
+    await pool.toolsFor(context)
+    await pool.toolsFor(context)
+    expect(assembled).toBe(2)
   })
 })
 
