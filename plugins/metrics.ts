@@ -18,10 +18,12 @@ export const metricsPlugin = fp(
     const metrics = createRunMetrics({ isKnownTool: (name) => app.toolPool.isKnownTool(name) })
     const http = createHttpMetrics(metrics.registry)
     app.decorate('metrics', metrics)
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       // WebSocket upgrades stay open for the connection's life: their "duration" is not a request's.
-      if (reply.statusCode === 101) return
-      http.observe(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000)
+      if (reply.statusCode !== 101) {
+        http.observe(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000)
+      }
+      done()
     })
     let stop = () => {}
     app.addHook('onReady', async () => {

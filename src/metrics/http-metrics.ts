@@ -21,11 +21,21 @@ export function createHttpMetrics(registry: Registry) {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
     registers,
   })
+  // Each (method, route, status) gets its children once: labelled calls hash and sort their
+  // labels every time (docs/adr/0155-cheaper-hot-path-bookkeeping.md). The key space is bounded
+  // as the labels are: route patterns, not URLs.
+  const children = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>()
   return {
     observe(method: string, route: string | undefined, statusCode: number, seconds: number): void {
-      const labels = { method, route: route ?? 'unmatched', status_code: statusCode }
-      requests.inc(labels)
-      duration.observe(labels, seconds)
+      const key = `${method} ${statusCode} ${route}`
+      let child = children.get(key)
+      if (!child) {
+        const labels = { method, route: route ?? 'unmatched', status_code: statusCode }
+        child = { requests: requests.labels(labels), duration: duration.labels(labels) }
+        children.set(key, child)
+      }
+      child.requests.inc()
+      child.duration.observe(seconds)
     },
   }
 }

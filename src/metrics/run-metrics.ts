@@ -28,7 +28,17 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
     labelNames: ['status'],
     registers,
   })
-  const activeRuns = new Gauge({ name: 'toolexec_runs_active', help: 'Runs not yet completed', registers })
+  // The three gauges below move on every event; they are plain numbers read at scrape time, so a
+  // call costs no prom-client label hashing (docs/adr/0173-gauges-read-at-scrape-time.md).
+  const live = { runs: 0, queued: 0, executing: 0 }
+  new Gauge({
+    name: 'toolexec_runs_active',
+    help: 'Runs not yet completed',
+    registers,
+    collect() {
+      this.set(live.runs)
+    },
+  })
   const calls = new Counter({
     name: 'toolexec_tool_calls_total',
     help: 'Tool calls by tool and outcome',
@@ -42,8 +52,22 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
     buckets: [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 120, 600],
     registers,
   })
-  const queued = new Gauge({ name: 'toolexec_tool_calls_queued', help: 'Calls waiting to start', registers })
-  const executing = new Gauge({ name: 'toolexec_tool_calls_executing', help: 'Calls executing now', registers })
+  new Gauge({
+    name: 'toolexec_tool_calls_queued',
+    help: 'Calls waiting to start',
+    registers,
+    collect() {
+      this.set(live.queued)
+    },
+  })
+  new Gauge({
+    name: 'toolexec_tool_calls_executing',
+    help: 'Calls executing now',
+    registers,
+    collect() {
+      this.set(live.executing)
+    },
+  })
   const subscribers = new Gauge({
     name: 'toolexec_event_subscribers',
     help: 'Open event subscriptions by transport',
@@ -92,37 +116,48 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
     }
     return children
   }
-  /** Tool names by `run_id/tool_use_id`, from `tool.queued` until `tool.completed`. */
-  const names = new Map<string, string>()
+  /** Tool names by run, then tool_use_id, from `tool.queued` until `tool.completed`. */
+  const names = new Map<string, Map<string, string>>()
   /** Open asks by `run_id/request_id`: the call they hold and when they were sent. */
   const openAsks = new Map<string, { call: string; since: number }>()
-  /** Milliseconds each call spent waiting for approvers, by `run_id/tool_use_id`. */
+  /** Milliseconds each call spent waiting for approvers, by `run_id/tool_use_id` (only calls that waited). */
   const waited = new Map<string, number>()
 
   function observe(event: RunEvent): void {
-    const key = 'tool_use_id' in event ? `${event.run_id}/${event.tool_use_id}` : ''
     switch (event.type) {
       case 'run.started':
-        activeRuns.inc()
+        live.runs++
         break
       case 'run.completed':
-        activeRuns.dec()
+        live.runs--
+        names.delete(event.run_id)
         runs.inc({ status: event.status })
         break
-      case 'tool.queued':
-        names.set(key, isKnownTool(event.name) ? event.name : 'unknown')
-        queued.inc()
+      case 'tool.queued': {
+        let ofRun = names.get(event.run_id)
+        if (!ofRun) {
+          ofRun = new Map()
+          names.set(event.run_id, ofRun)
+        }
+        ofRun.set(event.tool_use_id, isKnownTool(event.name) ? event.name : 'unknown')
+        live.queued++
         break
+      }
       case 'tool.started':
-        queued.dec()
-        executing.inc()
+        live.queued--
+        live.executing++
         break
       case 'tool.completed': {
-        const tool = names.get(key) ?? 'unknown'
-        const waitedMs = waited.get(key) ?? 0
-        names.delete(key)
-        waited.delete(key)
-        executing.dec()
+        const ofRun = names.get(event.run_id)
+        const tool = ofRun?.get(event.tool_use_id) ?? 'unknown'
+        ofRun?.delete(event.tool_use_id)
+        let waitedMs = 0
+        if (waited.size > 0) {
+          const key = `${event.run_id}/${event.tool_use_id}`
+          waitedMs = waited.get(key) ?? 0
+          waited.delete(key)
+        }
+        live.executing--
         const children = childrenOf(tool)
         ;(event.is_error ? children.error : children.success).inc()
         children.duration.observe(Math.max(0, event.duration_ms - waitedMs) / 1000)
@@ -130,7 +165,10 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
       }
       case 'permission.requested':
         asks.inc()
-        openAsks.set(`${event.run_id}/${event.request_id}`, { call: key, since: Date.parse(event.ts) })
+        openAsks.set(`${event.run_id}/${event.request_id}`, {
+          call: `${event.run_id}/${event.tool_use_id}`,
+          since: Date.parse(event.ts),
+        })
         break
       case 'permission.resolved': {
         const askKey = `${event.run_id}/${event.request_id}`
