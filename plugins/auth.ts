@@ -16,14 +16,19 @@ export const authPlugin = fp(
   async (app) => {
     const authenticate = createAuthenticator(app.config.apiKeys)
     app.decorateRequest('tenant', '')
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', (request, _reply, done) => {
       const route = request.routeOptions.url ?? ''
-      if (PUBLIC_ROUTES.has(route) || route === '/docs' || route.startsWith('/docs/')) return
-      request.tenant = authenticate({
-        authorization: request.headers.authorization,
-        accessToken: (request.query as { access_token?: unknown } | undefined)?.access_token,
-        remoteAddress: request.raw.socket?.remoteAddress,
-      })
+      if (PUBLIC_ROUTES.has(route) || route === '/docs' || route.startsWith('/docs/')) return done()
+      try {
+        request.tenant = authenticate({
+          authorization: request.headers.authorization,
+          accessToken: (request.query as { access_token?: unknown } | undefined)?.access_token,
+          remoteAddress: request.raw.socket?.remoteAddress,
+        })
+      } catch (error) {
+        return done(error as Error)
+      }
+      done()
     })
   },
   { name: 'auth', dependencies: ['config'] },
