@@ -4,7 +4,7 @@ import { createMemoryEventStore } from './memory-event-store.js'
 import { createMemoryIdempotencyStore } from './memory-idempotency-store.js'
 import { createMemoryRunStore } from './memory-run-store.js'
 import { createMemorySessionStore } from './memory-session-store.js'
-import type { RunStore } from './run-store.js'
+import type { RunRecord, RunStore } from './run-store.js'
 import type { SessionStore } from './session-store.js'
 
 export type Stores = {
@@ -18,11 +18,21 @@ export type StoreLimits = { maxRetainedRuns: number; sessionIdleTtlMs: number }
 
 /** The embedded default: everything in this process's memory. */
 export function createMemoryStores(limits: Pick<StoreLimits, 'maxRetainedRuns'>): Stores {
+  const events = createMemoryEventStore()
+  const idempotency = createMemoryIdempotencyStore()
+  // A run evicted at completion takes its events and key with it, as a swept one does.
+  const onEvicted = (records: RunRecord[]) => {
+    for (const record of records) {
+      void events.delete(record.runId)
+      if (record.idempotencyKey !== undefined)
+        void idempotency.release(record.tenant, record.idempotencyKey, record.runId)
+    }
+  }
   return {
-    runs: createMemoryRunStore(limits),
-    events: createMemoryEventStore(),
+    runs: createMemoryRunStore({ maxRetainedRuns: limits.maxRetainedRuns, onEvicted }),
+    events,
     sessions: createMemorySessionStore(),
-    idempotency: createMemoryIdempotencyStore(),
+    idempotency,
   }
 }
 

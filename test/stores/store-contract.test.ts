@@ -228,6 +228,37 @@ describe('memory expiry', () => {
     expect(await runs.get('acme', 'finished-3')).toBeDefined()
   })
 
+  it('holds the bound at completion: the oldest finished runs go with their events and keys, never running ones', async () => {
+    const stores = createMemoryStores({ maxRetainedRuns: 4 })
+    const completion = { status: 'completed' as const, results: [], blobs: [], finishedAt: 'now', expiresAt: 9e15 }
+    // The oldest run is still running: it may not go.
+    await stores.runs.create(run('running'))
+    for (let index = 0; index < 30; index++) {
+      const runId = `short-${index}`
+      await stores.runs.create(run(runId, { idempotencyKey: `key-${index}` }))
+      await stores.idempotency.claim('acme', `key-${index}`, { runId, fingerprint: 'f' })
+      await stores.events.append(runId, { type: 'run.completed', status: 'completed' })
+      await stores.runs.complete(runId, completion)
+    }
+    // 32 runs: over the bound plus its slack (16), so the oldest finished went at completion.
+    expect(await stores.runs.get('acme', 'running')).toBeDefined()
+    expect(await stores.runs.get('acme', 'short-0')).toBeUndefined()
+    expect(await stores.events.read('short-0', 0)).toEqual([])
+    expect(await stores.idempotency.claim('acme', 'key-0', { runId: 'again', fingerprint: 'f' })).toBeNull()
+    expect(await stores.runs.get('acme', 'short-29')).toBeDefined()
+    expect((await stores.events.read('short-29', 0)).length).toBe(1)
+  })
+
+  it('never drops the run completing now, even when it is the oldest finished one', async () => {
+    const runs = createMemoryStores({ maxRetainedRuns: 1 }).runs
+    const completion = { status: 'completed' as const, results: [], blobs: [], finishedAt: 'now', expiresAt: 9e15 }
+    await runs.create(run('first'))
+    for (let index = 0; index < 17; index++) await runs.create(run(`other-${index}`))
+    // 18 runs, over the bound plus slack: the only finished one is the one its caller reads next.
+    await runs.complete('first', completion)
+    expect((await runs.get('acme', 'first'))?.status).toBe('completed')
+  })
+
   it('expires idle sessions but never one held by a run', async () => {
     const sessions = createMemoryStores({ maxRetainedRuns: 2 }).sessions
     await sessions.create(session('idle', 0))
