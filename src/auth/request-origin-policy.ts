@@ -48,15 +48,26 @@ export function createRequestOriginPolicy(options: RequestOriginOptions) {
   const allowedOrigins = new Set(options.allowedOrigins)
   const checkHost = isLoopbackHost(options.bindHost) || allowedHosts.size > 0
 
+  // Every request of a client carries the same Host: its verdict is kept, for a bounded number of
+  // distinct values (they come from outside), so the check costs a lookup per request.
+  const hostVerdicts = new Map<string, boolean>()
+  const hostAllowed = (header: string) => {
+    let allowed = hostVerdicts.get(header)
+    if (allowed === undefined) {
+      const name = hostName(header)
+      allowed = isLoopbackHost(name) || allowedHosts.has(name)
+      if (hostVerdicts.size >= 64) hostVerdicts.clear()
+      hostVerdicts.set(header, allowed)
+    }
+    return allowed
+  }
+
   return function refusal(headers: OriginHeaders): ApiError | undefined {
-    if (checkHost && headers.host !== undefined) {
-      const name = hostName(headers.host)
-      if (!isLoopbackHost(name) && !allowedHosts.has(name)) {
-        return new ApiError(
-          'host_forbidden',
-          `Host ${JSON.stringify(name)} is not a loopback name nor listed in TOOLEXEC_ALLOWED_HOSTS`,
-        )
-      }
+    if (checkHost && headers.host !== undefined && !hostAllowed(headers.host)) {
+      return new ApiError(
+        'host_forbidden',
+        `Host ${JSON.stringify(hostName(headers.host))} is not a loopback name nor listed in TOOLEXEC_ALLOWED_HOSTS`,
+      )
     }
     if (headers.origin !== undefined) {
       const origin = normalizeOrigin(headers.origin)

@@ -1,5 +1,6 @@
 // Pins the Host and Origin decision (docs/adr/0100-host-and-origin-checks.md): which Host names
-// pass on a loopback and on a public bind, and that only allowlisted origins pass.
+// pass on a loopback and on a public bind, that only allowlisted origins pass, and that the kept
+// Host verdicts never change an answer, however many Host values arrive.
 import { describe, expect, it } from 'vitest'
 import { createRequestOriginPolicy, hostName, normalizeOrigin } from '../../src/auth/request-origin-policy.js'
 
@@ -19,6 +20,16 @@ describe('createRequestOriginPolicy', () => {
     for (const host of ['evil.example', 'localhost.evil.example', '127.0.0.1.nip.io:8080', '10.0.0.1', '[::2]:80'])
       expect(codeOf(loopback, host), host).toBe('host_forbidden')
     expect(codeOf(loopback, undefined)).toBeUndefined()
+  })
+
+  it('answers the same for a Host seen before, and past the bound on kept verdicts', () => {
+    const policy = createRequestOriginPolicy({ bindHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [] })
+    for (let round = 0; round < 2; round++) {
+      for (let port = 0; port < 200; port++) {
+        expect(codeOf(policy, `localhost:${port}`)).toBeUndefined()
+        expect(codeOf(policy, `evil${port}.example:${port}`)).toBe('host_forbidden')
+      }
+    }
   })
 
   it('on a public bind checks Host only when names are listed', () => {
