@@ -5,7 +5,12 @@ import type { PermissionGate } from '../executor/permission-gate.js'
 import type { RunExecutor, RunExecutorOptions, RunOutcome } from '../executor/run-executor-types.js'
 import type { CancelMode, RunOptions } from '../executor/run-options.js'
 import type { Logger } from '../logging/logger.js'
-import { type AssistantMessage, type ToolUseBlock, toolResult } from '../messages/content-blocks.js'
+import {
+  type AssistantMessage,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  toolResult,
+} from '../messages/content-blocks.js'
 import { pipelineFaultMessage, REJECT_MESSAGE } from '../messages/tool-error-messages.js'
 import type { PermissionPrompter } from '../permissions/permission-prompter.js'
 import type { SessionService } from '../sessions/session-service.js'
@@ -113,14 +118,16 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
     // Sent at once, in emit order, without waiting for the write before: on Redis one connection
     // keeps the order and the writes are pipelined. The queue still observes them in order, and
     // the run completes only after `settled()`, so nothing acknowledged precedes its events.
-    const writing: Promise<unknown>[] = [stores.events.appendBatch(runId, bodies)]
-    for (const body of bodies)
-      if (body.type === 'tool.result') writing.push(stores.runs.appendResult(runId, body.result))
-    const written = Promise.all(writing)
+    const results: ToolResultBlock[] = []
+    for (const body of bodies) if (body.type === 'tool.result') results.push(body.result)
+    const written = Promise.all([
+      stores.events.appendBatch(runId, bodies),
+      results.length > 0 ? stores.runs.appendResults(runId, results) : undefined,
+    ])
     written.catch(() => undefined)
     writes
       .run(async () => {
-        const [events] = (await written) as [RunEvent[]]
+        const [events] = await written
         for (const event of events) dependencies.observe(event, tenant)
       })
       .catch((error) => logger.error({ err: error }, 'storing a run event failed'))
@@ -167,15 +174,16 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
     .catch((fault: unknown) => recoverOutcome(fault))
     .then(async (outcome) => {
       await settled()
+      const finishedAt = now()
+      const final = {
+        status: outcome.status,
+        results: outcome.results,
+        blobs: outcome.blobs,
+        finishedAt: new Date(finishedAt).toISOString(),
+        expiresAt: finishedAt + dependencies.runTtlMs,
+      }
       try {
-        const finishedAt = now()
-        await stores.runs.complete(runId, {
-          status: outcome.status,
-          results: outcome.results,
-          blobs: outcome.blobs,
-          finishedAt: new Date(finishedAt).toISOString(),
-          expiresAt: finishedAt + dependencies.runTtlMs,
-        })
+        await stores.runs.complete(runId, final)
       } finally {
         if (spec.ephemeralSession) await sessions.delete(tenant, session.sessionId)
         else await sessions.release(session, runId, outcome.context)
@@ -183,7 +191,11 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
       store(completion ?? { type: 'run.completed', status: outcome.status })
       await settled()
       logger.info({ status: outcome.status, results: outcome.results.length }, 'run finished')
-      return (await stores.runs.get(tenant, runId))!
+      // The record as just stored, built here rather than read back: only this run's instance
+      // writes it, so a read would return the same, one more round trip on Redis
+      // (docs/adr/0177-redis-auto-pipelining.md).
+      const finalRecord: RunRecord = { ...record, toolUseIds: [...blockIds], ...final }
+      return finalRecord
     })
 
   /** The executor broke its promise: every block still gets a result, and the run completes. */

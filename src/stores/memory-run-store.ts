@@ -34,11 +34,8 @@ export function createMemoryRunStore({ maxRetainedRuns, onEvicted }: MemoryRunSt
     async appendToolUseId(runId, toolUseId) {
       runs.get(runId)?.toolUseIds.push(toolUseId)
     },
-    async appendResult(runId, result, blob) {
-      const record = runs.get(runId)
-      if (!record) return
-      record.results.push(result)
-      if (blob) record.blobs.push(blob)
+    async appendResults(runId, results) {
+      runs.get(runId)?.results.push(...results)
     },
     async complete(runId, completion) {
       const record = runs.get(runId)

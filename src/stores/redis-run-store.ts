@@ -91,16 +91,10 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
     async appendToolUseId(runId, toolUseId) {
       await redis.rpush(redisKeys.runToolUseIds(runId), toolUseId)
     },
-    async appendResult(runId, result, blob) {
-      if (!blob) {
-        await redis.rpush(redisKeys.runResults(runId), JSON.stringify(result))
-        return
-      }
-      await redis
-        .multi()
-        .rpush(redisKeys.runResults(runId), JSON.stringify(result))
-        .rpush(redisKeys.runBlobs(runId), JSON.stringify(blob))
-        .exec()
+    async appendResults(runId, results) {
+      // One RPUSH for the results of one batch of events (docs/adr/0174-run-events-written-in-batches.md).
+      if (results.length > 0)
+        await redis.rpush(redisKeys.runResults(runId), ...results.map((result) => JSON.stringify(result)))
     },
     async complete(runId, completion) {
       const fixed = await redis.hget(redisKeys.run(runId), 'fixed')

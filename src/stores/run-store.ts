@@ -39,7 +39,8 @@ export interface RunStore {
   create(record: RunRecord): Promise<void>
   get(tenant: string, runId: string): Promise<RunRecord | undefined>
   appendToolUseId(runId: string, toolUseId: string): Promise<void>
-  appendResult(runId: string, result: ToolResultBlock, blob?: BlobInfo): Promise<void>
+  /** Results yielded since the last append, in block order (blobs come with the completion). */
+  appendResults(runId: string, results: readonly ToolResultBlock[]): Promise<void>
   complete(runId: string, completion: RunCompletion): Promise<void>
   /** Removes finished runs past their expiry, and the oldest finished ones beyond the bound. */
   sweep(now: number): Promise<RunRecord[]>

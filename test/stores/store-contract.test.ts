@@ -149,7 +149,10 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
     const r = id('r')
     await stores.runs.create(run(r, { mode: 'stream', toolUseIds: ['a'], idempotencyKey: 'k' }))
     await stores.runs.appendToolUseId(r, 'b')
-    await stores.runs.appendResult(r, { type: 'tool_result', tool_use_id: 'a', content: 'one' })
+    await stores.runs.appendResults(r, [{ type: 'tool_result', tool_use_id: 'a', content: 'one' }])
+    expect((await stores.runs.get('acme', r))!.results).toEqual([
+      { type: 'tool_result', tool_use_id: 'a', content: 'one' },
+    ])
     const results = [
       { type: 'tool_result' as const, tool_use_id: 'a', content: 'one' },
       {
