@@ -22,10 +22,11 @@ export type IdleMemoryRelease = {
  * back to the system. The two flags are switched only around this call; Jest takes `gc` the same
  * way (docs/adr/0162-compact-the-heap-when-idle-after-load.md).
  */
-function compactingCollection(): () => void {
+function compactingCollection(): (() => void) | undefined {
   v8.setFlagsFromString('--expose-gc')
-  const gc = vm.runInNewContext('gc') as () => void
+  const gc: unknown = vm.runInNewContext('typeof gc === "function" ? gc : undefined')
   v8.setFlagsFromString('--no-expose-gc')
+  if (typeof gc !== 'function') return undefined
   return () => {
     v8.setFlagsFromString('--compact-on-every-full-gc')
     try {
@@ -48,6 +49,8 @@ export function releaseMemoryWhenIdle(options: IdleMemoryRelease = {}): () => vo
   const idleChecks = options.idleChecks ?? 2
   const growthBytes = options.growthBytes ?? 16 * 2 ** 20
   const collect = options.collect ?? compactingCollection()
+  // A runtime that does not hand out `gc` this way keeps its heap as V8 leaves it.
+  if (!collect) return () => undefined
   const heapBytes = () => v8.getHeapStatistics().total_heap_size
   let settled = heapBytes()
   let idleFor = 0
