@@ -48,6 +48,14 @@ function drain(entry: Pending): void {
   }
 }
 
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // Already gone.
+  }
+}
+
 function spawnError(failure: SpawnFailure): Error {
   const { message, ...fields } = failure
   return Object.assign(new Error(message), fields)
@@ -110,7 +118,16 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
     switch (message.type) {
       case 'spawned': {
         clearTimeout(entry.timer)
-        const stdout = handle as Socket
+        if (!handle) {
+          // Node gave up passing the pipe (the service out of descriptors): nothing could read it.
+          killGroup(message.pid)
+          entry.launched?.reject(
+            new Error('The output pipe of the command could not be received (out of file descriptors?)'),
+          )
+          entry.launched = undefined
+          break
+        }
+        const stdout = handle
         entry.stdout = stdout
         // 'close' comes after an 'error' too: the streams' errors are their readers' to handle.
         const closed = Promise.all([
