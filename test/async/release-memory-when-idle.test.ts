@@ -6,8 +6,16 @@ import { releaseMemoryWhenIdle } from '../../src/async/release-memory-when-idle.
 
 type Release = { heapBeforeBytes: number; heapAfterBytes: number; durationMs: number }
 
+/** Keeps the event loop busy for longer than a check interval: a check under load. */
+function busyFor(milliseconds: number): void {
+  const end = performance.now() + milliseconds
+  while (performance.now() < end) {
+    // Spinning on purpose.
+  }
+}
+
 describe('releaseMemoryWhenIdle', () => {
-  it('compacts the heap once the loop is idle and the heap has grown', async () => {
+  it('compacts the heap once the loop is idle after load and the heap has grown', async () => {
     let garbage: { index: number; text: string }[] = Array.from({ length: 200_000 }, (_, index) => ({
       index,
       text: `item ${index}`,
@@ -21,6 +29,8 @@ describe('releaseMemoryWhenIdle', () => {
       onRelease: (release) => releases.push(release),
     })
     try {
+      await new Promise((resolve) => setTimeout(resolve, 30))
+      busyFor(80)
       await vi.waitFor(() => expect(releases.length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 })
     } finally {
       stop()
@@ -29,25 +39,28 @@ describe('releaseMemoryWhenIdle', () => {
     expect(first.heapAfterBytes).toBeLessThanOrEqual(first.heapBeforeBytes)
   })
 
-  it('leaves a heap alone that has not grown past the threshold, and releases one that has', async () => {
+  it('leaves an idle loop alone until it has been under load', async () => {
     let collections = 0
-    // Held while the test wants the heap grown; the stand-in collection lets go of it.
-    const held: { numbers?: number[] } = {}
-    const stop = releaseMemoryWhenIdle({
-      intervalMs: 20,
-      growthBytes: 24 * 2 ** 20,
-      collect: () => {
-        collections++
-        delete held.numbers
-      },
-    })
+    const stop = releaseMemoryWhenIdle({ intervalMs: 20, growthBytes: 0, collect: () => collections++ })
     try {
-      // Idle, ungrown: several checks pass (a timer of 5 intervals) without a collection.
+      // Idle, never loaded: several checks pass (a timer of 5 intervals) without a collection.
       await new Promise((resolve) => setTimeout(resolve, 100))
       expect(collections).toBe(0)
-      held.numbers = Array.from({ length: 4_000_000 }, (_, index) => index + 0.5)
+      busyFor(80)
       await vi.waitFor(() => expect(collections).toBe(1), { timeout: 10_000, interval: 20 })
-      expect(held.numbers).toBeUndefined()
+    } finally {
+      stop()
+    }
+  })
+
+  it('leaves alone a heap that has not grown past the threshold, even idle after load', async () => {
+    let collections = 0
+    const stop = releaseMemoryWhenIdle({ intervalMs: 20, growthBytes: 2 ** 40, collect: () => collections++ })
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 30))
+      busyFor(80)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(collections).toBe(0)
     } finally {
       stop()
     }
