@@ -81,6 +81,10 @@ process.on('message', (message: SpawnRequest) => {
   if (message.type === 'spawn') start(message)
 })
 
+// Its life is the service's: a process manager that signals every process of the service (systemd's
+// control group) must not take it away while the service drains. It goes when the channel closes.
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => undefined)
+
 process.once('disconnect', () => {
   for (const child of running.values()) {
     try {

@@ -1,6 +1,6 @@
 // Pins the spawner process (docs/adr/0160-a-spawner-process-forks-bash.md) with real processes:
 // commands are its children and still run, exit, time out and get cancelled with their whole
-// process group; a SIGKILLed spawner ends the command under it with a SpawnerStoppedError (its
+// process group; SIGTERM and SIGINT do not stop it; a SIGKILLed spawner ends the command under it with a SpawnerStoppedError (its
 // processes gone) and a new spawner runs the next one; a spawner that cannot start, or keeps
 // stopping, leaves in-process spawning.
 import { describe, expect, it, vi } from 'vitest'
@@ -41,6 +41,16 @@ describe('the spawner process', () => {
     const { result, text } = run('echo "parent=$PPID"; echo err >&2; exit 3')
     expect(await result).toEqual({ exitCode: 3, timedOut: false, aborted: false })
     expect(await text()).toBe(`parent=${pid}\nerr\n`)
+  })
+
+  it('outlives SIGTERM and SIGINT: only the service going ends it', async () => {
+    const pid = await spawnerPid()
+    process.kill(pid, 'SIGTERM')
+    process.kill(pid, 'SIGINT')
+    const { result, text } = run('echo "parent=$PPID"')
+    expect(await result).toMatchObject({ exitCode: 0 })
+    expect(await text()).toBe(`parent=${pid}\n`)
+    expect(await spawnerPid()).toBe(pid)
   })
 
   it('kills the whole process group on timeout', async () => {
