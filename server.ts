@@ -1,6 +1,7 @@
 import { NodeSDK } from '@opentelemetry/sdk-node'
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
+import { releaseMemoryWhenIdle } from './src/async/release-memory-when-idle.js'
 import { loadConfig } from './src/config/load-config.js'
 import { SettingsError } from './src/config/settings-schema.js'
 import { ConfigError } from './src/errors/config-error.js'
@@ -45,6 +46,8 @@ async function main(): Promise<void> {
     await tracing?.shutdown()
   })
   await app.listen({ host: config.host, port: config.port })
+  // The heap a burst grew goes back once the service is idle (docs/adr/0162-compact-the-heap-when-idle-after-load.md).
+  releaseMemoryWhenIdle({ onRelease: (release) => app.log.debug(release, 'heap compacted while idle') })
 }
 
 await main()

@@ -5,13 +5,21 @@ import { ApiError, isApiError } from '../src/errors/api-error.js'
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../src/errors/problem.js'
 import { describeIssues, requestIssues, type ValidationFailure } from '../src/errors/request-issues.js'
 
+/**
+ * 503s that are answers, not faults: a full instance or a drain refuses by design
+ * (docs/adr/0120-admission-control.md) and counts it in the metrics. Logged like a 4xx: at
+ * error level with the stack, a burst of thousands of refusals spent the event loop on
+ * formatting stack traces (docs/adr/0161-refusals-are-not-logged-as-faults.md).
+ */
+const REFUSALS: ReadonlySet<string> = new Set(['server_at_capacity', 'shutting_down'])
+
 /** Every error leaves as application/problem+json with a catalogue code; nothing else escapes. */
 export const errorsPlugin = fp(
   async (app) => {
     const { maxBodyBytes } = app.config
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const apiError = toApiError(error, maxBodyBytes, request)
-      if (apiError.status >= 500) request.log.error({ err: error }, 'request failed')
+      if (apiError.status >= 500 && !REFUSALS.has(apiError.code)) request.log.error({ err: error }, 'request failed')
       else request.log.info({ code: apiError.code }, apiError.message)
       return sendProblem(reply, apiError)
     })

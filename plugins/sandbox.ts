@@ -1,6 +1,8 @@
+import type { FastifyBaseLogger } from 'fastify'
 import fp from 'fastify-plugin'
 import { type BashAvailability, detectBashAvailability } from '../src/tools/bash/bash-availability.js'
 import { type Containment, detectContainment } from '../src/tools/bash/containment.js'
+import { commandLauncher } from '../src/tools/bash/launch-command.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,7 +29,26 @@ export const sandboxPlugin = fp(
     }
     // Without bubblewrap, what keeps a command's processes from outliving it (docs/adr/0123-containment-without-bubblewrap.md).
     if (containment === 'process-group') app.log.warn({ reason: containmentReason }, 'weak process containment')
+    if (availability.enabled) {
+      const stopListening = await startLauncher(app.log)
+      // Each app of a process (tests build many) listens only while it lives.
+      app.addHook('onClose', async () => stopListening())
+    }
     app.decorate('sandbox', { ...availability, containment, containmentReason })
   },
   { name: 'sandbox', dependencies: ['config'] },
 )
+
+/**
+ * The spawner process that forks Bash commands off the event loop, started now rather than at the
+ * first command; the start log says whether it or in-process spawning is in force
+ * (docs/adr/0160-a-spawner-process-forks-bash.md).
+ */
+async function startLauncher(log: FastifyBaseLogger): Promise<() => void> {
+  const state = await commandLauncher.start()
+  if (state.mode === 'spawner') log.info({ spawner: state }, 'bash spawner process')
+  else log.warn({ spawner: state }, 'bash spawner unavailable: commands are forked in-process')
+  return commandLauncher.onChange(({ state: next, event, reason }) =>
+    log.warn({ spawner: next, reason }, event === 'restarted' ? 'bash spawner restarted' : 'bash spawner given up'),
+  )
+}

@@ -23,6 +23,20 @@ export type AdmissionTicket = {
 type Holdings = { runs: number; calls: number }
 
 /**
+ * A refusal is an answer, not a fault: built without a stack trace, whose capture was a tenth of
+ * the event loop's time under a burst of refusals (docs/adr/0161-refusals-are-not-logged-as-faults.md).
+ */
+function refusal(...args: ConstructorParameters<typeof ApiError>): ApiError {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    return new ApiError(...args)
+  } finally {
+    Error.stackTraceLimit = limit
+  }
+}
+
+/**
  * Bounded admission of runs (docs/adr/0120-admission-control.md): a run is refused at once
  * rather than queued when the instance is full (503) or its tenant is over its share (429),
  * both with `Retry-After`. Nothing waits in a queue here: what is admitted is bounded by the caps.
@@ -41,7 +55,7 @@ export function createAdmission(limits: AdmissionLimits) {
     const held = byTenant.get(tenant) ?? { runs: 0, calls: 0 }
     if (over(total, calls, limits.maxOpenRuns, limits.maxCallsInFlight)) {
       refusedInstance++
-      throw new ApiError(
+      throw refusal(
         'server_at_capacity',
         `The server is at capacity (${total.runs} open runs, ${total.calls} calls in flight): retry after ${RETRY_AFTER_SECONDS} s`,
         { retryAfterSeconds: RETRY_AFTER_SECONDS },
@@ -49,7 +63,7 @@ export function createAdmission(limits: AdmissionLimits) {
     }
     if (over(held, calls, limits.maxOpenRunsPerTenant, limits.maxCallsInFlightPerTenant)) {
       refusedTenant++
-      throw new ApiError(
+      throw refusal(
         'tenant_over_capacity',
         `This tenant has ${held.runs} open runs and ${held.calls} calls in flight, its share of the server: retry after ${RETRY_AFTER_SECONDS} s`,
         { retryAfterSeconds: RETRY_AFTER_SECONDS },

@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { type Containment, containedShellArgv } from './containment.js'
 import { killProcessGroup } from './kill-process-group.js'
+import { commandLauncher } from './launch-command.js'
+import type { LaunchedCommand } from './launched-command.js'
 import type { OutputCollector } from './output-collector.js'
 import { BWRAP_COMMAND, bubblewrapArguments, type SandboxLayout } from './sandbox.js'
-import { spawnTurn } from './spawn-turn.js'
 
 export type ShellRunOptions = {
   command: string
@@ -91,22 +90,19 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   const argv = options.sandbox
     ? [BWRAP_COMMAND, ...bubblewrapArguments(options.sandbox), ...shell]
     : containedShellArgv(options.containment ?? 'process-group', MERGE_STDERR, options.command)
-  await spawnTurn()
-  const child = spawn(argv[0] as string, argv.slice(1), {
-    cwd: options.cwd,
-    env: options.env ?? commandEnvironment(),
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  // Listened for at once: `close` may come before anything below awaits it.
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
-  const closed = once(child, 'close')
-  closed.catch(() => undefined)
+  let child: LaunchedCommand
+  try {
+    // Forked by the spawner process, off this event loop (docs/adr/0160-a-spawner-process-forks-bash.md).
+    child = await commandLauncher.launch(argv, { cwd: options.cwd, env: options.env ?? commandEnvironment() })
+  } catch (error) {
+    output.destroy()
+    throw error
+  }
   let timedOut = false
   let aborted = false
   let killing: Promise<void> | undefined
   const kill = () => {
-    if (child.pid !== undefined) killing ??= killProcessGroup(child.pid)
+    killing ??= killProcessGroup(child.pid)
   }
   const timer = setTimeout(() => {
     timedOut = true
@@ -129,10 +125,15 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   try {
     child.stdout.pipe(output, { end: false })
     child.stderr.pipe(output, { end: false })
-    const [code, exitSignal] = await exited
+    const [code, exitSignal] = await child.exited.catch(async (error: unknown) => {
+      // The spawner stopped under the command: its group goes before the call fails.
+      kill()
+      await killing
+      throw error
+    })
     // Background jobs would hold the pipe open (and outlive the call): they go with the shell.
     kill()
-    await Promise.all([closed, killing])
+    await Promise.all([child.closed, killing])
     const exitCode = code ?? signalExitCode(exitSignal)
     if (storageError) return { exitCode, timedOut, aborted, storageError }
     output.end()

@@ -1,0 +1,29 @@
+import type { Readable } from 'node:stream'
+
+/** A command started in its own process group, wherever it was forked (launch-command.ts). */
+export type LaunchedCommand = {
+  /** The process group leader's pid: `process.kill(-pid, …)` reaches the whole group. */
+  readonly pid: number
+  readonly stdout: Readable
+  readonly stderr: Readable
+  /**
+   * The leader's exit code and signal. Rejects when the spawner process stopped while the command
+   * ran (SpawnerStoppedError): the command's processes go with it, its exit is not known.
+   */
+  readonly exited: Promise<[number | null, NodeJS.Signals | null]>
+  /** Resolves once the leader exited and both streams closed. */
+  readonly closed: Promise<void>
+}
+
+/**
+ * The text of a call whose spawner process stopped under it (docs/adr/0160-a-spawner-process-forks-bash.md):
+ * a result, never a hang.
+ */
+export class SpawnerStoppedError extends Error {
+  constructor(reason: string) {
+    super(
+      `The process that starts commands stopped (${reason}) while this command ran: the command was killed and may have had partial effects. A retry starts it afresh.`,
+    )
+    this.name = 'SpawnerStoppedError'
+  }
+}

@@ -1,0 +1,196 @@
+import { fork } from 'node:child_process'
+import type { Socket } from 'node:net'
+import { PassThrough } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+import { deferred } from '../../async/deferred.js'
+import { type LaunchedCommand, SpawnerStoppedError } from './launched-command.js'
+import type { SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
+
+/** How long the spawner may take to start (a Node process, under load). */
+const READY_TIMEOUT_MS = 15_000
+/** A spawn takes milliseconds; a spawner that answers none for this long is stuck and is replaced. */
+const LAUNCH_TIMEOUT_MS = 30_000
+
+// Compiled, this file sits beside spawner-main.js; run from source (tests, tsx) the spawner is
+// the .ts file and needs tsx's loader, resolved from the repository root.
+const SOURCE = import.meta.url.endsWith('.ts')
+const DEFAULT_MAIN = fileURLToPath(new URL(`./spawner-main.${SOURCE ? 'ts' : 'js'}`, import.meta.url))
+const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url))
+// A small heap: the spawner holds a few objects per running command, and each fork copies its page tables.
+const SPAWNER_FLAGS = ['--max-old-space-size=32', '--max-semi-space-size=1']
+
+/** One spawner process and the commands it started (launch-command.ts restarts it). */
+export type SpawnerConnection = {
+  readonly pid: number
+  launch(file: string, args: string[], options: { cwd: string; env: Record<string, string> }): Promise<LaunchedCommand>
+  /** Resolves, with what happened, once the spawner process is gone. */
+  readonly stopped: Promise<string>
+  /** SIGKILL to the spawner: its commands end with SpawnerStoppedError. */
+  kill(): void
+}
+
+type Pending = {
+  launched?: ReturnType<typeof deferred<LaunchedCommand>> | undefined
+  timer?: NodeJS.Timeout
+  exit: ReturnType<typeof deferred<[number | null, NodeJS.Signals | null]>>
+  stderr: PassThrough
+  stdout?: Socket | undefined
+  exitSeen: boolean
+}
+
+/**
+ * At the leader's exit, streams nobody reads any more (a reader that failed unpiped them) are
+ * drained, so that they reach their end and close; Node does the same for a child's own stdio.
+ */
+function drain(entry: Pending): void {
+  for (const stream of [entry.stdout, entry.stderr]) {
+    if (stream?.readable && stream.listenerCount('readable') === 0) stream.resume()
+  }
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // Already gone.
+  }
+}
+
+function spawnError(failure: SpawnFailure): Error {
+  const { message, ...fields } = failure
+  return Object.assign(new Error(message), fields)
+}
+
+/** Starts a spawner process and resolves once it is ready; rejects when it cannot start. */
+export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnection> {
+  const { NODE_OPTIONS: _ignored, ...env } = process.env
+  const child = fork(main, [], {
+    execArgv: [...(main.endsWith('.ts') ? ['--import', 'tsx'] : []), ...SPAWNER_FLAGS],
+    cwd: REPOSITORY,
+    env,
+    // Its own session: a terminal's Ctrl-C reaches the service, which drains, not the spawner.
+    detached: true,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    serialization: 'json',
+  })
+  const stopped = deferred<string>()
+  child.once('exit', (code, signal) => stopped.resolve(signal ? `signal ${signal}` : `exit code ${code}`))
+  child.once('error', (error) => {
+    stopped.resolve(error.message)
+    child.kill('SIGKILL')
+  })
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)
+    child.once('message', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    stopped.promise.then((reason) => {
+      clearTimeout(timer)
+      reject(new Error(reason))
+    })
+  })
+  try {
+    await ready
+  } catch (error) {
+    child.kill('SIGKILL')
+    throw error
+  }
+
+  const pending = new Map<number, Pending>()
+  let nextId = 1
+  // The channel keeps the service alive only while a command is under way.
+  const holdOpen = () => (pending.size > 0 ? child.channel?.ref() : child.channel?.unref())
+  child.unref()
+  holdOpen()
+
+  const finish = (id: number, entry: Pending) => {
+    if (entry.exitSeen && entry.stderr.writableEnded) {
+      pending.delete(id)
+      holdOpen()
+    }
+  }
+
+  child.on('message', (message: SpawnerMessage, handle?: Socket) => {
+    if (message.type === 'ready') return
+    const entry = pending.get(message.id)
+    if (!entry) return
+    switch (message.type) {
+      case 'spawned': {
+        clearTimeout(entry.timer)
+        if (!handle) {
+          // Node gave up passing the pipe (the service out of descriptors): nothing could read it.
+          killGroup(message.pid)
+          entry.launched?.reject(
+            new Error('The output pipe of the command could not be received (out of file descriptors?)'),
+          )
+          entry.launched = undefined
+          break
+        }
+        const stdout = handle
+        entry.stdout = stdout
+        // 'close' comes after an 'error' too: the streams' errors are their readers' to handle.
+        const closed = Promise.all([
+          new Promise((resolve) => stdout.once('close', resolve)),
+          new Promise((resolve) => entry.stderr.once('close', resolve)),
+          entry.exit.promise.catch(() => undefined),
+        ]).then(() => undefined)
+        entry.launched?.resolve({ pid: message.pid, stdout, stderr: entry.stderr, exited: entry.exit.promise, closed })
+        entry.launched = undefined
+        break
+      }
+      case 'spawn-error':
+        clearTimeout(entry.timer)
+        entry.launched?.reject(spawnError(message.error))
+        pending.delete(message.id)
+        holdOpen()
+        break
+      case 'stderr':
+        entry.stderr.write(Buffer.from(message.data, 'base64'))
+        break
+      case 'stderr-end':
+        entry.stderr.end()
+        finish(message.id, entry)
+        break
+      case 'exit':
+        entry.exitSeen = true
+        entry.exit.resolve([message.code, message.signal])
+        drain(entry)
+        finish(message.id, entry)
+        break
+    }
+  })
+
+  let gone: string | undefined
+  stopped.promise.then((reason) => {
+    gone = reason
+    const error = new SpawnerStoppedError(reason)
+    for (const entry of pending.values()) {
+      clearTimeout(entry.timer)
+      entry.launched?.reject(error)
+      entry.exit.reject(error)
+      if (!entry.stderr.writableEnded) entry.stderr.end()
+    }
+    pending.clear()
+  })
+
+  return {
+    pid: child.pid as number,
+    stopped: stopped.promise,
+    kill: () => child.kill('SIGKILL'),
+    launch(file, args, options) {
+      if (gone !== undefined) return Promise.reject(new SpawnerStoppedError(gone))
+      const id = nextId++
+      const launched = deferred<LaunchedCommand>()
+      const entry: Pending = { launched, exit: deferred(), stderr: new PassThrough(), exitSeen: false }
+      entry.timer = setTimeout(() => child.kill('SIGKILL'), LAUNCH_TIMEOUT_MS)
+      pending.set(id, entry)
+      holdOpen()
+      const request: SpawnRequest = { type: 'spawn', id, file, args, cwd: options.cwd, env: options.env }
+      child.send(request, (error) => {
+        if (error) child.kill('SIGKILL')
+      })
+      return launched.promise
+    },
+  }
+}

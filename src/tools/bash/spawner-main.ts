@@ -1,0 +1,99 @@
+/**
+ * The spawner process: started once by the service (spawner-client.ts), it forks and execs each
+ * Bash command so that the fork, which copies the page tables of the process that forks and waits
+ * for the child's exec, blocks this small process instead of the service's event loop
+ * (docs/adr/0160-a-spawner-process-forks-bash.md). It imports only `node:` modules: the smaller
+ * this process, the cheaper each fork.
+ *
+ * The command's stdout pipe goes to the service unread, as the handle of the `spawned` message;
+ * stderr (only the wrappers write there: the shell merges the command's own stderr) is relayed;
+ * the exit comes back as a message. When the service goes (even by SIGKILL) the IPC channel
+ * closes: every command still running is killed with its process group and this process exits.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import type { Readable } from 'node:stream'
+import type { SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
+
+const running = new Map<number, ChildProcess>()
+
+function send(message: SpawnerMessage, handle?: Readable): void {
+  if (!process.connected) return
+  // A channel that closed in between is handled by 'disconnect'.
+  process.send?.(message, handle as never, undefined, () => undefined)
+}
+
+/**
+ * Node starts reading a child's pipe at once (a net.Socket made from a handle calls read(0));
+ * bytes read here before the handle reaches the service would be lost. Stopping the read in the
+ * same turn as the spawn, before any poll, is what Node's own `pauseOnCreate` option does.
+ */
+function leaveUnread(stream: Readable): void {
+  const handle = (stream as unknown as { _handle?: { reading: boolean; readStop(): number } })._handle
+  if (handle) {
+    handle.reading = false
+    handle.readStop()
+  }
+}
+
+function failure(error: NodeJS.ErrnoException): SpawnFailure {
+  const { message, code, errno, syscall, path } = error
+  return {
+    message,
+    ...(code ? { code } : {}),
+    ...(errno ? { errno } : {}),
+    ...(syscall ? { syscall } : {}),
+    ...(path ? { path } : {}),
+  }
+}
+
+function start(request: SpawnRequest): void {
+  const { id } = request
+  let child: ChildProcess
+  try {
+    child = spawn(request.file, request.args, {
+      cwd: request.cwd,
+      env: request.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+  } catch (error) {
+    send({ type: 'spawn-error', id, error: failure(error as NodeJS.ErrnoException) })
+    return
+  }
+  const { pid, stdout, stderr } = child
+  if (pid === undefined || !stdout || !stderr) {
+    // ENOENT, EACCES and the like come as an 'error' event, with no process.
+    child.once('error', (error) => send({ type: 'spawn-error', id, error: failure(error) }))
+    return
+  }
+  leaveUnread(stdout)
+  running.set(id, child)
+  send({ type: 'spawned', id, pid }, stdout)
+  stderr.on('data', (chunk: Buffer) => send({ type: 'stderr', id, data: chunk.toString('base64') }))
+  stderr.once('close', () => send({ type: 'stderr-end', id }))
+  child.once('exit', (code, signal) => {
+    running.delete(id)
+    send({ type: 'exit', id, code, signal })
+  })
+}
+
+process.on('message', (message: SpawnRequest) => {
+  if (message.type === 'spawn') start(message)
+})
+
+// Its life is the service's: a process manager that signals every process of the service (systemd's
+// control group) must not take it away while the service drains. It goes when the channel closes.
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => undefined)
+
+process.once('disconnect', () => {
+  for (const child of running.values()) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+    } catch {
+      // Already gone.
+    }
+  }
+  process.exit(0)
+})
+
+send({ type: 'ready' })

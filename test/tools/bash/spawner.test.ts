@@ -1,0 +1,120 @@
+// Pins the spawner process (docs/adr/0160-a-spawner-process-forks-bash.md) with real processes:
+// commands are its children and still run, exit, time out and get cancelled with their whole
+// process group; SIGTERM and SIGINT do not stop it; a SIGKILLed spawner ends the command under it with a SpawnerStoppedError (its
+// processes gone) and a new spawner runs the next one; a spawner that cannot start, or keeps
+// stopping, leaves in-process spawning.
+import { describe, expect, it, vi } from 'vitest'
+import { commandLauncher, createCommandLauncher, type LauncherChange } from '../../../src/tools/bash/launch-command.js'
+import { SpawnerStoppedError } from '../../../src/tools/bash/launched-command.js'
+import { createOutputCollector } from '../../../src/tools/bash/output-collector.js'
+import { runShellCommand } from '../../../src/tools/bash/run-shell-command.js'
+import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
+import { processesMatching } from './process-helpers.js'
+
+function run(command: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}) {
+  const output = createOutputCollector({ thresholdChars: 100_000, openBlob: () => Promise.reject(new Error('none')) })
+  const result = runShellCommand({
+    command,
+    cwd: '/tmp',
+    timeoutMs: options.timeoutMs ?? 30_000,
+    signal: options.signal ?? new AbortController().signal,
+    output,
+    sandbox: null,
+    containment: 'process-group',
+  })
+  const text = async () => {
+    const collected = await output.result()
+    return collected.spilled ? collected.head : collected.text
+  }
+  return { result, text }
+}
+
+async function spawnerPid(): Promise<number> {
+  const state = await commandLauncher.start()
+  if (state.mode !== 'spawner') throw new Error(`no spawner here: ${state.reason}`)
+  return state.pid
+}
+
+describe('the spawner process', () => {
+  it('is the parent of each command, whose output and exit code come back as before', async () => {
+    const pid = await spawnerPid()
+    const { result, text } = run('echo "parent=$PPID"; echo err >&2; exit 3')
+    expect(await result).toEqual({ exitCode: 3, timedOut: false, aborted: false })
+    expect(await text()).toBe(`parent=${pid}\nerr\n`)
+  })
+
+  it('outlives SIGTERM and SIGINT: only the service going ends it', async () => {
+    const pid = await spawnerPid()
+    process.kill(pid, 'SIGTERM')
+    process.kill(pid, 'SIGINT')
+    const { result, text } = run('echo "parent=$PPID"')
+    expect(await result).toMatchObject({ exitCode: 0 })
+    expect(await text()).toBe(`parent=${pid}\n`)
+    expect(await spawnerPid()).toBe(pid)
+  })
+
+  it('kills the whole process group on timeout', async () => {
+    const marker = '913.2468'
+    const { result } = run(`sleep ${marker} & sleep 30`, { timeoutMs: 300 })
+    expect(await result).toMatchObject({ timedOut: true, aborted: false })
+    expect(await processesMatching(marker)).toEqual([])
+  })
+
+  it('kills the whole process group when the call is cancelled', async () => {
+    const marker = '913.3579'
+    const controller = new AbortController()
+    const { result } = run(`sleep ${marker} & sleep 30`, { signal: controller.signal })
+    await vi.waitFor(async () => expect(await processesMatching(marker)).not.toEqual([]), REAL_PROCESS_WAIT)
+    controller.abort()
+    expect(await result).toMatchObject({ aborted: true, timedOut: false })
+    expect(await processesMatching(marker)).toEqual([])
+  })
+
+  it('ends the command under a killed spawner with an error, then runs the next one in a new spawner', async () => {
+    const before = await spawnerPid()
+    const marker = '913.4680'
+    const { result } = run(`sleep ${marker}`)
+    await vi.waitFor(async () => expect(await processesMatching(marker)).not.toEqual([]), REAL_PROCESS_WAIT)
+    process.kill(before, 'SIGKILL')
+    const error = await result.then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    )
+    expect(error).toBeInstanceOf(SpawnerStoppedError)
+    expect((error as Error).message).toContain('stopped (signal SIGKILL) while this command ran')
+    expect(await processesMatching(marker)).toEqual([])
+    const after = await spawnerPid()
+    expect(after).not.toBe(before)
+    const next = run('echo "parent=$PPID"')
+    expect(await next.result).toMatchObject({ exitCode: 0 })
+    expect(await next.text()).toBe(`parent=${after}\n`)
+  })
+
+  it('leaves in-process spawning when the spawner cannot start, and says why', async () => {
+    const launcher = createCommandLauncher({ main: '/nonexistent/spawner-main.js' })
+    const state = await launcher.start()
+    expect(state).toMatchObject({ mode: 'in-process' })
+    expect(state.mode === 'in-process' && state.reason).toContain('could not start')
+    const command = await launcher.launch(['bash', '-c', 'echo "parent=$PPID"'], { cwd: '/tmp', env: {} })
+    let out = ''
+    command.stdout.on('data', (chunk: Buffer) => {
+      out += chunk
+    })
+    await command.closed
+    expect(out).toBe(`parent=${process.pid}\n`)
+  })
+
+  it('gives the spawner up for in-process spawning when it keeps stopping', async () => {
+    const launcher = createCommandLauncher()
+    const changes: LauncherChange[] = []
+    launcher.onChange((change) => changes.push(change))
+    for (let stop = 1; stop <= 4; stop++) {
+      const state = await launcher.start()
+      if (state.mode !== 'spawner') throw new Error(`stop ${stop}: ${state.reason}`)
+      process.kill(state.pid, 'SIGKILL')
+      await vi.waitFor(() => expect(changes).toHaveLength(stop), REAL_PROCESS_WAIT)
+    }
+    expect(changes.map((change) => change.event)).toEqual(['restarted', 'restarted', 'restarted', 'fallback'])
+    expect(await launcher.start()).toMatchObject({ mode: 'in-process' })
+  }, 60_000)
+})
