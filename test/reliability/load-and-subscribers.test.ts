@@ -1,5 +1,6 @@
 // Pins, on a listening server: admission refuses at once (503 instance full, 429 tenant over its
-// share, both problem+json with Retry-After) and /healthz answers during a burst; runs without a
+// share, both problem+json with Retry-After), before the body is read, yet replays a finished
+// run's Idempotency-Key when full, and /healthz answers during a burst; runs without a
 // session_id leave no session; a failing PreToolUse hook denies the call; a subscriber that does
 // not read is cut off by bytes with "resume with after=" (WebSocket 1013, SSE a last comment);
 // subscribers per run are capped (docs/reliability.md, docs/adr/0120 … 0126).
@@ -50,6 +51,36 @@ describe('admission', () => {
     expect(full.body).toMatchObject({ code: 'server_at_capacity' })
     const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text()
     expect(metrics).toMatch(/toolexec_admission_refused_total\{scope="tenant"\} 1/)
+  })
+
+  it('refuses before reading the body when full, but still answers an Idempotency-Key replay', async () => {
+    const server = await startTestServer({
+      extraTools: createTestTools().tools,
+      env: { TOOLEXEC_SHUTDOWN_GRACE_MS: '50', TOOLEXEC_MAX_OPEN_RUNS: '1' },
+    })
+    const noop = { tool_uses: [{ type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:X' } }] }
+    const keyed = (body: string) =>
+      fetch(`${server.baseUrl}/v1/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'retry-1' },
+        body,
+      })
+    const first = await keyed(JSON.stringify(noop))
+    expect(first.status).toBe(200)
+    const { run_id: runId } = (await first.json()) as { run_id: string }
+    expect((await post(server, '/v1/runs', held('h1'))).response.status).toBe(202)
+    // A body that would be a 400 is not even read: the instance is full.
+    const garbage = await fetch(`${server.baseUrl}/v1/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"not": "a run"',
+    })
+    expect(garbage.status).toBe(503)
+    expect(((await garbage.json()) as { code: string }).code).toBe('server_at_capacity')
+    const replay = await keyed(JSON.stringify(noop))
+    expect(replay.status).toBe(200)
+    expect(replay.headers.get('idempotent-replayed')).toBe('true')
+    expect(((await replay.json()) as { run_id: string }).run_id).toBe(runId)
   })
 
   it('keeps /healthz responsive during a burst of 200 runs against a cap of 8', async () => {

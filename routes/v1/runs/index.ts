@@ -30,6 +30,18 @@ export const runsRoutes: FastifyPluginAsyncZod = async (app) => {
         ...problemResponses(400, 401, 404, 409, 413, 429, 503),
       },
     },
+    // After auth (route hooks run after the app's): a full instance or tenant is refused before
+    // the body is read and validated. A retry with an Idempotency-Key may be a replay, which is
+    // answered whatever the load (docs/adr/0163-refused-before-the-body-is-read.md).
+    onRequest: (request, _reply, done) => {
+      if (request.headers['idempotency-key'] !== undefined) return done()
+      try {
+        app.admission.refuseNewRun(request.tenant)
+      } catch (error) {
+        return done(error as Error)
+      }
+      done()
+    },
     handler: async (request, reply) => {
       const { wait, session_id, tool_uses, message, ...options } = request.body
       const key = request.headers['idempotency-key']
