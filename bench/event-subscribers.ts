@@ -21,20 +21,31 @@ const bash = (command: string, index: number) => ({
   input: { command },
 })
 
-/** Resolves when the stream's head arrived; `done` when run.completed did. */
-function subscribe(url: string, onEvent: (data: string, arrived: number) => void) {
-  return new Promise<{ done: Promise<void> }>((resolve, reject) => {
+/**
+ * Resolves when the stream's head arrived; `done` when run.completed did, with every event and
+ * the time its chunk came in. Chunks are only kept while the run goes on and parsed at the end:
+ * parsing one subscriber's chunk in the 'data' handler delayed the reading of the 99 others, so
+ * the bench measured its own parsing backlog (docs/adr/0156-event-fan-out-formats-once.md).
+ */
+function subscribe(url: string) {
+  return new Promise<{ done: Promise<{ data: string; arrived: number }[]> }>((resolve, reject) => {
     const call = request(url, { headers: { accept: 'text/event-stream' } }, (response) => {
       if (response.statusCode !== 200) reject(new Error(`${url}: ${response.statusCode}`))
-      const done = new Promise<void>((finish) => response.on('end', finish))
-      // Arrival is when the chunk came in, before this process spends time parsing it.
-      let arrived = 0
-      const parser = createParser({ onEvent: (event) => onEvent(event.data, arrived) })
+      const chunks: { text: string; arrived: number }[] = []
       response.setEncoding('utf8')
-      response.on('data', (chunk: string) => {
-        arrived = Date.now()
-        parser.feed(chunk)
-      })
+      response.on('data', (chunk: string) => chunks.push({ text: chunk, arrived: Date.now() }))
+      const done = new Promise<{ data: string; arrived: number }[]>((finish) =>
+        response.on('end', () => {
+          const events: { data: string; arrived: number }[] = []
+          let arrived = 0
+          const parser = createParser({ onEvent: (event) => events.push({ data: event.data, arrived }) })
+          for (const chunk of chunks) {
+            arrived = chunk.arrived
+            parser.feed(chunk.text)
+          }
+          finish(events)
+        }),
+      )
       resolve({ done })
     })
     call.on('error', reject)
@@ -62,18 +73,17 @@ try {
     body: JSON.stringify({ wait: false, tool_uses: blocks }),
   })
   const { run_id: runId } = (await created.json()) as { run_id: string }
-  const delays: number[] = []
-  let connectedAt = Number.POSITIVE_INFINITY
   const streams = await Promise.all(
-    Array.from({ length: subscribers }, () =>
-      subscribe(`${service.url}/v1/runs/${runId}/events`, (data, arrived) => {
-        const stamped = Date.parse((JSON.parse(data) as { ts: string }).ts)
-        if (stamped >= connectedAt) delays.push(arrived - stamped)
-      }),
-    ),
+    Array.from({ length: subscribers }, () => subscribe(`${service.url}/v1/runs/${runId}/events`)),
   )
-  connectedAt = Date.now()
-  await Promise.all(streams.map((stream) => stream.done))
+  const connectedAt = Date.now()
+  const delays: number[] = []
+  for (const events of await Promise.all(streams.map((stream) => stream.done))) {
+    for (const { data, arrived } of events) {
+      const stamped = Date.parse((JSON.parse(data) as { ts: string }).ts)
+      if (stamped >= connectedAt) delays.push(arrived - stamped)
+    }
+  }
   if (delays.length === 0)
     throw new Error(
       `no event arrived after every subscriber connected (connecting took over 3 s: ${connectedAt - posted} ms)`,
