@@ -39,11 +39,20 @@ export async function serveEventStream(
   let lastSeq = 0
   const end = () => {
     if (ended) return
+    flush()
     ended = true
     clearInterval(heartbeat)
     stop?.()
     onClose?.()
     response.end()
+  }
+  /** Events of this turn not yet handed to the response, as one string. */
+  let unsent = ''
+  const flush = () => {
+    if (ended || unsent === '') return
+    const text = unsent
+    unsent = ''
+    response.write(text)
   }
   const write = (event: RunEvent) => {
     if (ended) return
@@ -53,20 +62,19 @@ export async function serveEventStream(
     }
     // A reader this far behind is cut off with a last comment; EventSource resumes on its own
     // with Last-Event-ID (docs/adr/0126-slow-subscribers-are-cut-off-by-bytes.md).
-    if (response.writableLength > maxBufferedBytes) {
-      response.write(`: subscriber too slow: resume with after=${lastSeq} or Last-Event-ID\n\n`)
+    if (response.writableLength + unsent.length > maxBufferedBytes) {
+      unsent = `: subscriber too slow: resume with after=${lastSeq} or Last-Event-ID\n\n`
       end()
       // A reader that reads nothing would keep the buffer: it is dropped after a grace.
       setTimeout(() => response.destroy(), 10_000).unref()
       return
     }
-    // Events of one turn of the event loop leave in one write: with many subscribers, a write
-    // per event per subscriber was what delayed delivery (docs/adr/0156-event-fan-out-formats-once.md).
-    if (!response.writableCorked) {
-      response.cork()
-      setImmediate(() => response.uncork())
-    }
-    response.write(formatEvent(event))
+    // Events of one turn of the event loop leave in one write of one string, with no cork: a
+    // write per event per subscriber delayed delivery (docs/adr/0156-event-fan-out-formats-once.md),
+    // and on Node 22 ending a response corked for a later uncork broke its chunked framing
+    // (docs/adr/0178-sse-writes-one-string-per-turn.md).
+    if (unsent === '') setImmediate(flush)
+    unsent += formatEvent(event)
     lastSeq = event.seq
     if (event.type === 'run.completed') setImmediate(end)
   }
