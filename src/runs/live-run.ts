@@ -182,12 +182,15 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
         finishedAt: new Date(finishedAt).toISOString(),
         expiresAt: finishedAt + dependencies.runTtlMs,
       }
-      try {
-        await stores.runs.complete(runId, final)
-      } finally {
-        if (spec.ephemeralSession) await sessions.delete(tenant, session.sessionId)
-        else await sessions.release(session, runId, outcome.context)
-      }
+      // Side by side (one write on Redis); the session is given back even if the record fails.
+      const ended = await Promise.allSettled([
+        stores.runs.complete(runId, final),
+        spec.ephemeralSession
+          ? sessions.delete(tenant, session.sessionId)
+          : sessions.release(session, runId, outcome.context),
+      ])
+      const failed = ended.find((result) => result.status === 'rejected')
+      if (failed) throw failed.reason
       store(completion ?? { type: 'run.completed', status: outcome.status })
       await settled()
       logger.info({ status: outcome.status, results: outcome.results.length }, 'run finished')

@@ -12,6 +12,7 @@ import { type Logger, SILENT_LOGGER } from '../logging/logger.js'
 import type { SessionService } from '../sessions/session-service.js'
 import type { RunCoordination } from '../stores/run-coordination.js'
 import type { RunMode, RunRecord } from '../stores/run-store.js'
+import type { SessionRecord } from '../stores/session-store.js'
 import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
 import type { Admission } from './admission.js'
@@ -92,17 +93,19 @@ export function createRunManager(options: RunManagerOptions) {
       ticket?.release()
     }
     // Held before the run exists: its lease and control channel cover it from its first event.
-    const releaseHold = await coordination
-      ?.hold({ runId, tenant }, (message) => applyRemoteControl(live.get(runId), message))
-      .catch((error: unknown) => {
-        released()
-        throw error
-      })
-    const session = await claimSession(request, runId).catch(async (error: unknown) => {
+    // The session is claimed meanwhile: on Redis both are round trips, and neither needs the other.
+    const [holding, claiming] = await Promise.allSettled([
+      coordination?.hold({ runId, tenant }, (message) => applyRemoteControl(live.get(runId), message)),
+      claimSession(request, runId),
+    ])
+    if (holding.status === 'rejected' || claiming.status === 'rejected') {
       released()
-      await releaseHold?.()
-      throw error
-    })
+      if (holding.status === 'fulfilled') await holding.value?.()
+      if (claiming.status === 'fulfilled') await endSession(request, claiming.value, runId)
+      throw holding.status === 'rejected' ? holding.reason : (claiming as PromiseRejectedResult).reason
+    }
+    const releaseHold = holding.value
+    const session = claiming.value
     const logger = lazyChild(request.logger ?? baseLogger, { runId, sessionId: session.sessionId })
     try {
       const run = await launchRun(dependencies, {
@@ -127,18 +130,21 @@ export function createRunManager(options: RunManagerOptions) {
       return run
     } catch (error) {
       released()
-      if (request.sessionId === undefined) await sessions.delete(tenant, session.sessionId)
-      else await sessions.release(session, runId)
+      await endSession(request, session, runId)
       await releaseHold?.()
       throw error
     }
   }
 
+  /** A run that never started gives its session back: a session made for it alone goes. */
+  async function endSession(request: StartRunRequest, session: SessionRecord, runId: string): Promise<void> {
+    if (request.sessionId === undefined) await sessions.delete(request.tenant, session.sessionId)
+    else await sessions.release(session, runId)
+  }
+
   function claimSession(request: StartRunRequest, runId: string) {
     const { tenant } = request
-    return request.sessionId
-      ? sessions.claim(tenant, request.sessionId, runId)
-      : sessions.create(tenant).then((fresh) => sessions.claim(tenant, fresh.sessionId, runId))
+    return request.sessionId ? sessions.claim(tenant, request.sessionId, runId) : sessions.create(tenant, {}, runId)
   }
 
   async function replay(tenant: string, runId: string): Promise<RunHandle> {

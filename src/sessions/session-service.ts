@@ -86,7 +86,12 @@ export function createSessionService(options: SessionServiceOptions) {
     return context
   }
 
-  async function create(tenant: string, input: CreateSessionInput = {}): Promise<SessionRecord> {
+  /**
+   * A new session; `claimedBy` creates it already held by that run (a run without session_id):
+   * nobody else knows its id yet, so one write replaces create, claim and read
+   * (docs/adr/0179-one-control-channel-per-instance.md).
+   */
+  async function create(tenant: string, input: CreateSessionInput = {}, claimedBy?: string): Promise<SessionRecord> {
     const root = await rootOf(tenant)
     const cwd = input.cwd === undefined ? root : await confineDirectory(root, input.cwd, 'cwd')
     const additional = await Promise.all(
@@ -112,6 +117,7 @@ export function createSessionService(options: SessionServiceOptions) {
       readFileState: new Map(),
       todos: [],
       ...(input.toolsets === undefined ? {} : { toolsets: [...new Set(input.toolsets)] }),
+      ...(claimedBy === undefined ? {} : { activeRunId: claimedBy }),
       lastUsedAt: now(),
     }
     await store.create(record)

@@ -20,7 +20,8 @@ export const redisKeys = {
   running: `${PREFIX}runs:running`,
   lease: (runId: string) => `${PREFIX}lease:${runId}`,
   recovering: (runId: string) => `${PREFIX}recovering:${runId}`,
-  controlChannel: (runId: string) => `${PREFIX}control:${runId}`,
+  /** Control messages for the runs an instance executes (docs/adr/0179-one-control-channel-per-instance.md). */
+  controlChannel: (instanceId: string) => `${PREFIX}control:${instanceId}`,
   replyChannel: (instanceId: string) => `${PREFIX}reply:${instanceId}`,
   /** The markers of the shared workspace and blob directory (docs/adr/0113-shared-volume-check.md). */
   volumes: `${PREFIX}volumes`,

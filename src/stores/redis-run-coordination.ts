@@ -16,19 +16,25 @@ export type RedisRunCoordinationOptions = {
 /** `refuse`: the shared-volume check failed or has not run; no runs until it is cleared (plugins/stores.ts). */
 export type RedisRunCoordination = RunCoordination & { refuse(reason: string | undefined): void }
 
-type Envelope = { id: string; replyTo: string; message: unknown }
+type Envelope = { id: string; runId: string; replyTo: string; message: unknown }
+
+/** `null`: the instance no longer holds the run. */
+type Reply = { id: string; applied: boolean | null }
 
 /**
  * Leases, heartbeats and control messages on Redis (docs/adr/0111-run-leases.md). Each run this
- * instance executes has a lease key refreshed every third of the lease; control messages go over
- * a pub/sub channel per run and are answered on this instance's reply channel.
+ * instance executes has a lease key, holding this instance's id, refreshed every third of the
+ * lease; control messages go to the channel of the instance the lease names and are answered on
+ * the sender's reply channel. One channel per instance, subscribed once: a run costs no
+ * SUBSCRIBE/UNSUBSCRIBE round trips (docs/adr/0179-one-control-channel-per-instance.md).
  */
 export function createRedisRunCoordination(options: RedisRunCoordinationOptions): RedisRunCoordination {
   const { redis, subscriber, instanceId, leaseMs } = options
   const replyTimeoutMs = options.replyTimeoutMs ?? 5000
   const held = new Map<string, ControlHandler>()
-  const waiting = new Map<string, (applied: boolean) => void>()
+  const waiting = new Map<string, (applied: boolean | null) => void>()
   const replyChannel = redisKeys.replyChannel(instanceId)
+  const controlChannel = redisKeys.controlChannel(instanceId)
   /** When both connections were last (re)established: leases are judged only a lease after it. */
   let connectedSince = redis.status === 'ready' ? Date.now() : Number.POSITIVE_INFINITY
   let mismatch: string | undefined
@@ -50,23 +56,21 @@ export function createRedisRunCoordination(options: RedisRunCoordinationOptions)
     connectedSince = Number.POSITIVE_INFINITY
   })
 
-  const subscribed = subscriber.subscribe(replyChannel)
+  const subscribed = subscriber.subscribe(replyChannel, controlChannel)
   subscribed.catch(() => undefined)
   subscriber.on('message', (channel: string, payload: string) => {
     if (channel === replyChannel) {
-      const { id, applied } = JSON.parse(payload) as { id: string; applied: boolean }
+      const { id, applied } = JSON.parse(payload) as Reply
       waiting.get(id)?.(applied)
       return
     }
-    const prefix = redisKeys.controlChannel('')
-    if (!channel.startsWith(prefix)) return
-    const handler = held.get(channel.slice(prefix.length))
-    if (!handler) return
+    if (channel !== controlChannel) return
     const envelope = JSON.parse(payload) as Envelope
+    const handler = held.get(envelope.runId)
     void Promise.resolve()
-      .then(() => handler(envelope.message))
+      .then(() => (handler ? handler(envelope.message) : null))
       .catch(() => false)
-      .then((applied) => redis.publish(envelope.replyTo, JSON.stringify({ id: envelope.id, applied })))
+      .then((applied) => redis.publish(envelope.replyTo, JSON.stringify({ id: envelope.id, applied } satisfies Reply)))
       .catch(() => undefined)
   })
 
@@ -78,7 +82,7 @@ export function createRedisRunCoordination(options: RedisRunCoordinationOptions)
     },
     async hold({ runId, tenant }, handler) {
       held.set(runId, handler)
-      await subscriber.subscribe(redisKeys.controlChannel(runId))
+      await subscribed
       await redis
         .multi()
         .set(redisKeys.lease(runId), instanceId, 'PX', leaseMs)
@@ -87,12 +91,14 @@ export function createRedisRunCoordination(options: RedisRunCoordinationOptions)
       return async () => {
         held.delete(runId)
         await redis.multi().del(redisKeys.lease(runId)).hdel(redisKeys.running, runId).exec()
-        await subscriber.unsubscribe(redisKeys.controlChannel(runId))
       }
     },
     async send(runId, message) {
       await subscribed
       const id = randomUUID()
+      // The lease names the instance executing the run; none: no instance holds it.
+      const owner = await redis.get(redisKeys.lease(runId))
+      if (owner === null) return undefined
       const answered = new Promise<boolean | undefined>((resolve) => {
         const timer = setTimeout(() => {
           waiting.delete(id)
@@ -101,11 +107,11 @@ export function createRedisRunCoordination(options: RedisRunCoordinationOptions)
         waiting.set(id, (applied) => {
           clearTimeout(timer)
           waiting.delete(id)
-          resolve(applied)
+          resolve(applied ?? undefined)
         })
       })
-      const envelope: Envelope = { id, replyTo: replyChannel, message }
-      const receivers = await redis.publish(redisKeys.controlChannel(runId), JSON.stringify(envelope))
+      const envelope: Envelope = { id, runId, replyTo: replyChannel, message }
+      const receivers = await redis.publish(redisKeys.controlChannel(owner), JSON.stringify(envelope))
       if (receivers === 0) {
         waiting.get(id)?.(false)
         return undefined

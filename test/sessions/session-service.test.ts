@@ -1,5 +1,6 @@
 // Pins the session service: paths confined to the tenant workspace (symlinks resolved), the
-// operator's rules laid over a session at each run and stripped before saving, bypass refusal.
+// operator's rules laid over a session at each run and stripped before saving, bypass refusal,
+// and a session created already held by its run (docs/adr/0179-one-control-channel-per-instance.md).
 import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -37,6 +38,15 @@ function service(operator?: PermissionsSettings) {
 }
 
 describe('createSessionService', () => {
+  it('creates a session held by the run that made it: another run is refused until it is released', async () => {
+    const sessions = service()
+    const session = await sessions.create('acme', {}, 'run_1')
+    expect(session.activeRunId).toBe('run_1')
+    await expect(sessions.claim('acme', session.sessionId, 'run_2')).rejects.toMatchObject({ code: 'session_busy' })
+    await sessions.release(session, 'run_1')
+    expect((await sessions.claim('acme', session.sessionId, 'run_2')).activeRunId).toBe('run_2')
+  })
+
   it('creates the cwd inside the tenant workspace and refuses a symlink that leads out', async () => {
     const sessions = service()
     const session = await sessions.create('acme', { cwd: 'a/b' })
