@@ -52,7 +52,7 @@ export function createAdmission(limits: AdmissionLimits) {
     held.runs >= maxRuns || (held.calls > 0 && held.calls + calls > maxCalls)
 
   /** Throws the refusal a run of `calls` calls would get now. */
-  function refuseIfFull(tenant: string, held: Holdings, calls: number): void {
+  function refuseIfFull(held: Holdings, calls: number): void {
     if (over(total, calls, limits.maxOpenRuns, limits.maxCallsInFlight)) {
       refusedInstance++
       throw refusal(
@@ -73,7 +73,7 @@ export function createAdmission(limits: AdmissionLimits) {
 
   function admit(tenant: string, calls: number): AdmissionTicket {
     const held = byTenant.get(tenant) ?? { runs: 0, calls: 0 }
-    refuseIfFull(tenant, held, calls)
+    refuseIfFull(held, calls)
     byTenant.set(tenant, held)
     held.runs++
     held.calls += calls
@@ -107,7 +107,7 @@ export function createAdmission(limits: AdmissionLimits) {
      * Throws the refusal any new run of `tenant` would get now, whatever its size: the request
      * is refused before its body is read (docs/adr/0163-refused-before-the-body-is-read.md).
      */
-    refuseNewRun: (tenant: string) => refuseIfFull(tenant, byTenant.get(tenant) ?? { runs: 0, calls: 0 }, 0),
+    refuseNewRun: (tenant: string) => refuseIfFull(byTenant.get(tenant) ?? { runs: 0, calls: 0 }, 0),
     /** What is held now and what was refused since start, for the metrics. */
     stats: () => ({ ...total, refusedTenant, refusedInstance }),
   }

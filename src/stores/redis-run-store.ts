@@ -45,6 +45,12 @@ export type RedisRunStoreOptions = { redis: Redis; maxRetainedRuns: number }
  */
 export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOptions): RunStore {
   redis.defineCommand('toolexecComplete', { numberOfKeys: 7, lua: COMPLETE_SCRIPT })
+  /**
+   * Who owns each run this instance created, until it completes: completion needs the tenant and
+   * idempotency key, which would otherwise be one more read (docs/adr/0179-one-control-channel-per-instance.md).
+   * A run closed elsewhere (a lost run) is read from its hash.
+   */
+  const owners = new Map<string, Pick<Fixed, 'tenant' | 'idempotencyKey'>>()
 
   return {
     async create(record) {
@@ -62,6 +68,10 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
       if (record.toolUseIds.length > 0) multi.rpush(redisKeys.runToolUseIds(record.runId), ...record.toolUseIds)
       for (const result of record.results) multi.rpush(redisKeys.runResults(record.runId), JSON.stringify(result))
       await multi.exec()
+      owners.set(record.runId, {
+        tenant: record.tenant,
+        ...(record.idempotencyKey === undefined ? {} : { idempotencyKey: record.idempotencyKey }),
+      })
     },
     async get(tenant, runId) {
       const replies = await redis
@@ -97,9 +107,14 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
         await redis.rpush(redisKeys.runResults(runId), ...results.map((result) => JSON.stringify(result)))
     },
     async complete(runId, completion) {
-      const fixed = await redis.hget(redisKeys.run(runId), 'fixed')
-      if (fixed === null) return
-      const { tenant, idempotencyKey } = JSON.parse(fixed) as Fixed
+      let owner = owners.get(runId)
+      owners.delete(runId)
+      if (!owner) {
+        const fixed = await redis.hget(redisKeys.run(runId), 'fixed')
+        if (fixed === null) return
+        owner = JSON.parse(fixed) as Fixed
+      }
+      const { tenant, idempotencyKey } = owner
       await (redis as unknown as CompleteCommand).toolexecComplete(
         redisKeys.run(runId),
         redisKeys.runToolUseIds(runId),
