@@ -11,7 +11,7 @@ export type IdleMemoryRelease = {
   idleChecks?: number
   /** Between checks (default 1 s). */
   intervalMs?: number
-  /** Heap growth since the last release (or start) that makes one worth it (default 16 MiB). */
+  /** Heap growth since the last release (or start) that makes one worth it (default 4 MiB). */
   growthBytes?: number
   /** Replaces the compacting collection (tests count calls). */
   collect?: () => void
@@ -52,7 +52,7 @@ export function releaseMemoryWhenIdle(options: IdleMemoryRelease = {}): () => vo
   const loadUtilization = options.loadUtilization ?? 0.5
   const idleUtilization = options.idleUtilization ?? 0.05
   const idleChecks = options.idleChecks ?? 2
-  const growthBytes = options.growthBytes ?? 16 * 2 ** 20
+  const growthBytes = options.growthBytes ?? 4 * 2 ** 20
   const collect = options.collect ?? compactingCollection()
   // A runtime that does not hand out `gc` this way keeps its heap as V8 leaves it.
   if (!collect) return () => undefined
