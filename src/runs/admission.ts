@@ -12,6 +12,14 @@ export type AdmissionLimits = {
 /** Seconds a refused client waits before it tries again (the `Retry-After` header). */
 export const RETRY_AFTER_SECONDS = 1
 
+/**
+ * How long a request refused for capacity waits before its answer: a client that ignores
+ * `Retry-After` and retries at once can refuse itself only this often per connection, so a flood
+ * of refusals cannot keep the event loop busy and `/healthz` waiting
+ * (docs/adr/0182-capacity-refusals-are-paced.md).
+ */
+export const REFUSAL_PACE_MS = 50
+
 /** What an admitted run holds until it ends. */
 export type AdmissionTicket = {
   /** One of the run's calls got its result: its place is free again. */

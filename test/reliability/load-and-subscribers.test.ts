@@ -1,5 +1,5 @@
 // Pins, on a listening server: admission refuses at once (503 instance full, 429 tenant over its
-// share, both problem+json with Retry-After), before the body is read, yet replays a finished
+// share, both problem+json with Retry-After), before the body is read and paced, yet replays a finished
 // run's Idempotency-Key when full, and /healthz answers during a burst; runs without a
 // session_id leave no session; a failing PreToolUse hook denies the call; a subscriber that does
 // not read is cut off by bytes with "resume with after=" (WebSocket 1013, SSE a last comment);
@@ -8,6 +8,7 @@ import http from 'node:http'
 import { setTimeout as delay } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
+import { REFUSAL_PACE_MS } from '../../src/runs/admission.js'
 import { startTestServer, type TestServer } from '../helpers/start-test-server.js'
 import { createTestTools } from '../helpers/test-tools.js'
 
@@ -69,13 +70,16 @@ describe('admission', () => {
     expect(first.status).toBe(200)
     const { run_id: runId } = (await first.json()) as { run_id: string }
     expect((await post(server, '/v1/runs', held('h1'))).response.status).toBe(202)
-    // A body that would be a 400 is not even read: the instance is full.
+    // A body that would be a 400 is not even read: the instance is full. The answer is paced, so
+    // a client that retries at once cannot spin the loop (docs/adr/0182-capacity-refusals-are-paced.md).
+    const refusedAt = performance.now()
     const garbage = await fetch(`${server.baseUrl}/v1/runs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"not": "a run"',
     })
     expect(garbage.status).toBe(503)
+    expect(performance.now() - refusedAt).toBeGreaterThanOrEqual(REFUSAL_PACE_MS - 5)
     expect(((await garbage.json()) as { code: string }).code).toBe('server_at_capacity')
     const replay = await keyed(JSON.stringify(noop))
     expect(replay.status).toBe(200)

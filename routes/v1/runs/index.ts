@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { REFUSAL_PACE_MS } from '../../../src/runs/admission.js'
 import { openPermissionRequests } from '../../../src/runs/open-permission-requests.js'
 import { runFingerprint } from '../../../src/runs/run-fingerprint.js'
 import { prepareRunInput } from '../../../src/runs/run-input.js'
@@ -38,7 +39,8 @@ export const runsRoutes: FastifyPluginAsyncZod = async (app) => {
       try {
         app.admission.refuseNewRun(request.tenant)
       } catch (error) {
-        return done(error as Error)
+        setTimeout(done, REFUSAL_PACE_MS, error as Error)
+        return
       }
       done()
     },
