@@ -3,6 +3,7 @@ import { SERVICE_INFO } from '../src/config/service-info.js'
 import { createMcpManager, type McpManager } from '../src/mcp/client/mcp-manager.js'
 import type { McpServerState } from '../src/mcp/client/mcp-server-state.js'
 import type { McpServersInput } from '../src/mcp/client/mcp-settings-schema.js'
+import { rebuiltOnChange } from '../src/registry/rebuilt-on-change.js'
 import type { Tools } from '../src/tool/tool.js'
 
 declare module 'fastify' {
@@ -33,19 +34,13 @@ export const mcpServersPlugin = fp<McpServersPluginOptions>(
         ? createMcpManager({ servers, clientInfo: SERVICE_INFO, logger: app.log })
         : undefined
     const fixed = options.tools ?? []
-    // One array per change of the manager's list: the tool pool keeps pools while it is the same
-    // (docs/adr/0172-tool-pool-kept-per-context.md).
-    let combinedFrom: readonly unknown[] | undefined
-    let combined: Tools = fixed
-    const tools = (): Tools => {
-      if (!manager) return fixed
-      const current = manager.tools()
-      if (current !== combinedFrom) {
-        combinedFrom = current
-        combined = [...fixed, ...current]
-      }
-      return combined
-    }
+    // One array per change of the manager's list: the tool pool keeps pools while it is the same.
+    const tools: () => Tools = manager
+      ? rebuiltOnChange(
+          () => manager.tools(),
+          (current) => [...fixed, ...current],
+        )
+      : () => fixed
     app.decorate('mcpServers', {
       tools,
       states: () => manager?.states() ?? [],

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import { rulesWithoutTool } from '../src/permissions/rules-without-tool.js'
 import { assembleToolPool } from '../src/registry/assemble-tool-pool.js'
 import { getAllBaseTools } from '../src/registry/get-all-base-tools.js'
+import { rebuiltOnChange } from '../src/registry/rebuilt-on-change.js'
 import { createToolPool } from '../src/registry/tool-pool.js'
 import { toApiToolDefinition } from '../src/tool/to-api-definition.js'
 import type { Tools } from '../src/tool/tool.js'
@@ -50,22 +51,17 @@ export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
       generation: () => app.mcpServers.tools(),
     })
     // Asked for every queued call (metrics labels): a set of names, rebuilt when the MCP list changes.
-    let knownFrom: Tools | undefined
-    let known: (name: string) => boolean = () => false
-    const isKnownTool = (name: string) => {
-      const mcpTools = app.mcpServers.tools()
-      if (mcpTools !== knownFrom) {
-        knownFrom = mcpTools
-        const names = new Set(
+    const knownNames = rebuiltOnChange(
+      () => app.mcpServers.tools(),
+      (mcpTools) =>
+        new Set(
           [...baseTools, ...clientTools, ...mcpTools, ...extraTools].flatMap((tool) => [
             tool.name,
             ...(tool.aliases ?? []),
           ]),
-        )
-        known = (candidate) => names.has(candidate)
-      }
-      return known(name)
-    }
+        ),
+    )
+    const isKnownTool = (name: string) => knownNames().has(name)
     app.decorate('toolPool', { ...toolPool, isKnownTool })
     const mcpServers = Object.keys(app.settings.mcpServers ?? {})
     for (const rule of rulesWithoutTool(
