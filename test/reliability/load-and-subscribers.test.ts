@@ -9,6 +9,8 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { REFUSAL_PACE_MS } from '../../src/runs/admission.js'
+import { floodTool, UNABSORBABLE_BYTES } from '../helpers/flood-tool.js'
+import { runCompleted } from '../helpers/run-completion.js'
 import { startTestServer, type TestServer } from '../helpers/start-test-server.js'
 import { createTestTools } from '../helpers/test-tools.js'
 
@@ -140,36 +142,37 @@ describe('sessions and hooks', () => {
 })
 
 describe('slow subscribers', () => {
-  // About 15 MB of results and progress (each result under Bash's 30,000-character spill), more than loopback's socket buffers hold, from concurrent read-only calls.
-  const BIG = "head -c 29000 /dev/zero | tr '\\0' x"
-  const flood = { wait: false, tool_uses: Array.from({ length: 256 }, (_, index) => bash(`f${index}`, BIG)) }
-  const sse = { headers: { accept: 'text/event-stream' } }
-  const env = {
-    TOOLEXEC_MAX_SUBSCRIBER_BUFFER_BYTES: String(64 * 1024),
-    TOOLEXEC_MAX_SUBSCRIBERS_PER_RUN: '2',
-    // Every result inline in its event: the run's result budget would otherwise move them to blobs.
-    TOOLEXEC_MAX_RESULT_CHARS: '100000000',
+  // More progress than the kernel can buffer for one connection on this host, so a reader that
+  // does not read falls behind by more than the server's limit whatever the kernel's tuning; the
+  // reader stays paused until the run is over, so nothing depends on how long the flood takes.
+  const flood = {
+    wait: false,
+    tool_uses: [{ type: 'tool_use', id: 'flood', name: 'Flood', input: { bytes: UNABSORBABLE_BYTES } }],
   }
+  const sse = { headers: { accept: 'text/event-stream' } }
+  const env = { TOOLEXEC_MAX_SUBSCRIBER_BUFFER_BYTES: String(64 * 1024), TOOLEXEC_MAX_SUBSCRIBERS_PER_RUN: '2' }
+  const startFloodServer = () => startTestServer({ settings: ALLOW_BASH, env, extraTools: [floodTool] })
 
   it('closes a WebSocket subscriber that does not read with 1013 and after=', async () => {
-    const server = await startTestServer({ settings: ALLOW_BASH, env })
+    const server = await startFloodServer()
     const { body } = await post(server, '/v1/runs', flood)
-    const socket = new WebSocket(`${server.wsUrl}/v1/runs/${body.run_id}/events`)
+    const runId = body.run_id as string
+    const socket = new WebSocket(`${server.wsUrl}/v1/runs/${runId}/events`)
     await new Promise((resolve) => socket.once('open', resolve))
     const raw = (socket as unknown as { _socket: import('node:net').Socket })._socket
     raw.pause()
     const closed = new Promise<[number, string]>((resolve) =>
       socket.once('close', (code, reason) => resolve([code, reason.toString()])),
     )
-    await delay(4_000)
+    await runCompleted(server.app, runId)
     raw.resume()
     const [code, reason] = await closed
     expect(code).toBe(1013)
     expect(reason).toMatch(/^subscriber too slow: resume with after=\d+$/)
-  }, 30_000)
+  }, 60_000)
 
   it('ends an SSE stream that is not read with a comment naming after=, and caps subscribers per run', async () => {
-    const server = await startTestServer({ settings: ALLOW_BASH, env })
+    const server = await startFloodServer()
     const slow = await post(server, '/v1/runs', { wait: false, tool_uses: [bash('s1', 'sleep 2')] })
     const slowUrl = `${server.baseUrl}/v1/runs/${slow.body.run_id}/events`
     const open = [await fetch(slowUrl, sse), await fetch(slowUrl, sse)]
@@ -180,10 +183,11 @@ describe('slow subscribers', () => {
     for (const response of open) await response.body?.cancel()
 
     const { body } = await post(server, '/v1/runs', flood)
-    const url = `${server.baseUrl}/v1/runs/${body.run_id}/events`
+    const runId = body.run_id as string
+    const url = `${server.baseUrl}/v1/runs/${runId}/events`
     const response = await new Promise<http.IncomingMessage>((resolve) => http.get(url, sse, resolve))
     response.pause()
-    await delay(4_000)
+    await runCompleted(server.app, runId)
     let text = ''
     response.setEncoding('utf8')
     response.on('data', (chunk: string) => {
@@ -192,5 +196,5 @@ describe('slow subscribers', () => {
     response.resume()
     await new Promise((resolve) => response.once('end', resolve))
     expect(text).toMatch(/: subscriber too slow: resume with after=\d+ or Last-Event-ID\n\n$/)
-  }, 30_000)
+  }, 60_000)
 })
