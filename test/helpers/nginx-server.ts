@@ -5,7 +5,7 @@ import path from 'node:path'
 import { freePort } from './free-port.js'
 
 /** The nginx binary: on PATH, or where Debian puts it (/usr/sbin is not on every user's PATH). */
-const NGINX = ['nginx', '/usr/sbin/nginx'].find((candidate) => {
+export const nginxBinary = ['nginx', '/usr/sbin/nginx'].find((candidate) => {
   try {
     execFileSync(candidate, ['-v'], { stdio: 'ignore' })
     return true
@@ -16,7 +16,7 @@ const NGINX = ['nginx', '/usr/sbin/nginx'].find((candidate) => {
 
 /** Why the nginx tests cannot run here, or undefined when `nginx` is installed. */
 export const nginxMissingReason: string | undefined =
-  NGINX === undefined ? 'nginx is not installed (Debian package nginx; .ci/run installs it)' : undefined
+  nginxBinary === undefined ? 'nginx is not installed (Debian package nginx; .ci/run installs it)' : undefined
 
 /**
  * The repository's nginx.conf adapted in ports and paths only: the servers of the `toolexec`
@@ -55,7 +55,7 @@ export async function startNginx(config: string, upstreams: string[]): Promise<N
   const port = await freePort()
   const file = path.join(prefix, 'nginx.conf')
   writeFileSync(file, adaptNginxConfig(config, { upstreams, port, prefix }))
-  const child: ChildProcess = spawn(NGINX ?? 'nginx', ['-p', prefix, '-c', file, '-g', 'daemon off;'], {
+  const child: ChildProcess = spawn(nginxBinary ?? 'nginx', ['-p', prefix, '-c', file, '-g', 'daemon off;'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
