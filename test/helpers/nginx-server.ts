@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { freePort } from './free-port.js'
+import { waitUntilHealthy } from './wait-until-healthy.js'
 
 /** The nginx binary: on PATH, or where Debian puts it (/usr/sbin is not on every user's PATH). */
 export const nginxBinary = ['nginx', '/usr/sbin/nginx'].find((candidate) => {
@@ -64,20 +65,14 @@ export async function startNginx(config: string, upstreams: string[]): Promise<N
   })
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()))
   const baseUrl = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}: ${output}`)
-    const up = await fetch(`${baseUrl}/healthz`).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (up) break
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`nginx did not answer within 15 s: ${output}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  // Through nginx to an instance: the whole chain answers.
+  await waitUntilHealthy(`${baseUrl}/healthz`, {
+    name: 'nginx',
+    child,
+    output: () => output,
+    kill: () => child.kill('SIGKILL'),
+    timeoutMs: 15_000,
+  })
   return {
     baseUrl,
     wsUrl: `ws://127.0.0.1:${port}`,
