@@ -93,6 +93,7 @@ export function createClientBashTool(options: { shells: ShellRegistry; timeoutMs
 
   return buildTool({
     name: 'bash',
+    ruleFamily: 'shell',
     apiType: 'bash_20250124',
     searchHint: 'run commands in a persistent bash shell',
     inputSchema: ClientBashInputSchema,

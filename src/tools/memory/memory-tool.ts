@@ -172,6 +172,8 @@ async function run(input: MemoryInput, root: string): Promise<string> {
 export function createMemoryTool(rootOf: MemoryRootOf) {
   return buildTool({
     name: 'memory',
+    // Its files live in the memory store, outside the working directories (docs/adr/0143).
+    ruleFamily: 'none',
     apiType: 'memory_20250818',
     searchHint: 'remember notes across conversations in /memories',
     inputSchema: MemoryInputSchema,
