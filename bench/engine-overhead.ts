@@ -26,6 +26,7 @@ const noop = async () => undefined
 function makeTool(concurrencySafe: boolean) {
   return buildTool({
     name: 'Noop',
+    ruleFamily: 'none',
     inputSchema: schema,
     maxResultSizeChars: 30_000,
     description: async () => 'no-op',

@@ -9,6 +9,7 @@ import { buildTool } from '../src/tool/build-tool.js'
 
 const noop = buildTool({
   name: 'Noop',
+  ruleFamily: 'none',
   inputSchema: z.strictObject({}),
   maxResultSizeChars: 100_000,
   description: async () => 'Does nothing',

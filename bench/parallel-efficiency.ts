@@ -23,6 +23,7 @@ const CALL_MS = 100
 
 const sleeper = buildTool({
   name: 'Sleep',
+  ruleFamily: 'none',
   inputSchema: z.strictObject({}),
   maxResultSizeChars: 1000,
   description: async () => 'sleeps 100 ms',

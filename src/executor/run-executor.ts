@@ -2,7 +2,6 @@ import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
 import { startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
-import { BASH_TOOL_NAME } from '../tools/bash/bash-limits.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
 import { admitCall } from './admit-call.js'
 import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
@@ -113,7 +112,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   function abortSiblingsAfter(call: TrackedCall): void {
     const policy = options.options.cancelOnError
     const name = call.tool?.name ?? call.block.name
-    if (policy === 'none' || stopReason || (policy === 'bash' && name !== BASH_TOOL_NAME)) return
+    if (policy === 'none' || stopReason || (policy === 'bash' && !call.tool?.cancelsSiblingsOnError)) return
     stopAll({ kind: 'sibling', erroredCall: describeCall(name, call.block.input) })
   }
 

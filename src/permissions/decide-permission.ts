@@ -17,7 +17,6 @@ import { findMatchingRule, type RuleSubject } from './find-matching-rule.js'
 import { permissionMessages as messages } from './permission-messages.js'
 import type { PermissionRule } from './permission-rule.js'
 import { resolveToolPath } from './resolve-tool-path.js'
-import { EDIT_FILE_TOOLS, SHELL_TOOLS } from './rule-covers-tool.js'
 
 /** What the rules say before anyone is asked: allow, deny, or ask an approver. */
 export type PermissionCheck = PermissionAllow | PermissionDeny | PermissionAsk
@@ -55,7 +54,7 @@ async function pathOutside(
   const directories = await realWorkingDirectories(context, 'read').catch(refusedDirectories)
   if (subject.path) return isInsideAny(directories, subject.path.absolute) ? undefined : subject.path.absolute
   const command = subject.input.command
-  if (!SHELL_TOOLS.has(subject.tool.name) || typeof command !== 'string') return undefined
+  if (subject.tool.ruleFamily !== 'shell' || typeof command !== 'string') return undefined
   const paths = bashPathArguments(command, subject.cwd)
   if (paths === null) return UNKNOWN_PATHS
   for (const candidate of paths) {
@@ -140,7 +139,7 @@ export async function decidePermission(request: DecideRequest): Promise<Permissi
   if (readOnly && outside === undefined) {
     return { behavior: 'allow', decisionReason: { type: 'other', reason: 'read-only inside the working directories' } }
   }
-  if (mode === 'acceptEdits' && EDIT_FILE_TOOLS.has(name) && subject.path) {
+  if (mode === 'acceptEdits' && subject.tool.ruleFamily === 'edit' && subject.path) {
     const directories = await realWorkingDirectories(context, 'write').catch(refusedDirectories)
     if (isInsideAny(directories, subject.path.absolute))
       return { behavior: 'allow', decisionReason: { type: 'mode', mode } }

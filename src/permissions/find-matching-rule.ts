@@ -4,7 +4,7 @@ import { findBashRule } from './find-bash-rule.js'
 import { pathRuleMatches } from './path-rule-matches.js'
 import { getRules, type PermissionRule, type PermissionRuleBehavior } from './permission-rule.js'
 import type { ResolvedToolPath } from './resolve-tool-path.js'
-import { ruleCoversTool, SHELL_TOOLS } from './rule-covers-tool.js'
+import { ruleCoversTool } from './rule-covers-tool.js'
 
 /** One call as the rules see it: the tool, its observable input, the cwd and its resolved path. */
 export type RuleSubject = {
@@ -31,7 +31,7 @@ export function findMatchingRule(
   if (wholeTool) return wholeTool
   const contentRules = rules.filter((rule) => rule.value.ruleContent !== undefined)
   if (contentRules.length === 0) return undefined
-  if (SHELL_TOOLS.has(subject.tool.name)) {
+  if (subject.tool.ruleFamily === 'shell') {
     const command = subject.input.command
     return typeof command === 'string' ? findBashRule(contentRules, command, behavior) : undefined
   }

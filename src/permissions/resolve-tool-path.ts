@@ -13,12 +13,10 @@ async function isDirectory(target: string): Promise<boolean> {
   }
 }
 
-// Searches without a path run in the session cwd.
-const SEARCH_TOOLS = new Set(['Glob', 'Grep'])
-
 /**
  * The path a call touches (the tool's `getPath(input)`, relative to the session cwd), resolved
- * and real; undefined when the tool names no path. Glob and Grep default to the cwd.
+ * and real; undefined when the tool names no path. Tools that say so (`pathDefaultsToCwd`: Glob,
+ * Grep) default to the cwd.
  */
 export async function resolveToolPath(
   tool: AnyTool,
@@ -31,7 +29,7 @@ export async function resolveToolPath(
   } catch {
     target = undefined
   }
-  if ((target === undefined || target === '') && SEARCH_TOOLS.has(tool.name)) target = cwd
+  if ((target === undefined || target === '') && tool.pathDefaultsToCwd) target = cwd
   if (target === undefined || target === '') return undefined
   const absolute = await resolveRealPath(path.resolve(cwd, target))
   return { absolute, isDirectory: await isDirectory(absolute) }

@@ -1,20 +1,10 @@
-/** Tools whose `Read(...)` rules apply: they read files under a path. */
-const READ_FILE_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep'])
+import type { RuleFamily } from '../tool/tool.js'
 
-/** Tools whose `Edit(...)` rules apply: they change files. */
-export const EDIT_FILE_TOOLS: ReadonlySet<string> = new Set([
-  'Edit',
-  'Write',
-  'NotebookEdit',
-  // The Messages API's text editors (docs/adr/0144-client-tool-permissions.md).
-  'str_replace_based_edit_tool',
-  'str_replace_editor',
-])
+/** What the rules need to know of a tool: its names and the family of rules that reach it. */
+export type RuledTool = { name: string; aliases?: readonly string[] | undefined; ruleFamily: RuleFamily }
 
-/** The shells whose rules are command rules: Claude Code's `Bash` and the API's `bash`. */
-export const SHELL_TOOLS: ReadonlySet<string> = new Set(['Bash', 'bash'])
-
-type NamedTool = { name: string; aliases?: readonly string[] }
+/** The family rules of these names reach beyond the tool so named (docs/design.md §7). */
+const FAMILY_RULES: Readonly<Record<string, RuleFamily>> = { Read: 'read', Edit: 'edit', Bash: 'shell' }
 
 /** `mcp__srv__tool` → `srv`; undefined for built-ins. */
 function mcpServerOf(toolName: string): string | undefined {
@@ -31,21 +21,20 @@ function mcpServerRuleOf(ruleToolName: string): string | undefined {
   return undefined
 }
 
-function namesOf(tool: NamedTool): string[] {
+function namesOf(tool: RuledTool): string[] {
   return [tool.name, ...(tool.aliases ?? [])]
 }
 
 /**
- * Does a rule naming `ruleToolName` apply to this tool? Exact name or alias; `Read` also covers
- * Glob and Grep, `Edit` also covers Write and NotebookEdit; `mcp__srv` and `mcp__srv__*` cover
+ * Does a rule naming `ruleToolName` apply to this tool? Exact name or alias; `Read`, `Edit` and
+ * `Bash` also cover every tool of their family (the tool's `ruleFamily`: Glob and Grep read,
+ * Write and the text editors edit, the API's bash is a shell); `mcp__srv` and `mcp__srv__*` cover
  * every tool of that server.
  */
-export function ruleCoversTool(ruleToolName: string, tool: NamedTool): boolean {
+export function ruleCoversTool(ruleToolName: string, tool: RuledTool): boolean {
   const names = namesOf(tool)
   if (names.includes(ruleToolName)) return true
-  if (ruleToolName === 'Read' && names.some((name) => READ_FILE_TOOLS.has(name))) return true
-  if (ruleToolName === 'Edit' && names.some((name) => EDIT_FILE_TOOLS.has(name))) return true
-  if (ruleToolName === 'Bash' && names.some((name) => SHELL_TOOLS.has(name))) return true
+  if (tool.ruleFamily !== 'none' && FAMILY_RULES[ruleToolName] === tool.ruleFamily) return true
   const server = mcpServerRuleOf(ruleToolName)
   return server !== undefined && names.some((name) => mcpServerOf(name) === server)
 }

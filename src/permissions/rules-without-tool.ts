@@ -1,9 +1,7 @@
 import { mcpToolName } from '../mcp/client/mcp-tool-name.js'
 import { parsePermissionRule } from './permission-rule.js'
 import type { PermissionsSettings } from './permissions-settings-schema.js'
-import { ruleCoversTool } from './rule-covers-tool.js'
-
-type NamedTool = { name: string; aliases?: readonly string[] }
+import { type RuledTool, ruleCoversTool } from './rule-covers-tool.js'
 
 /**
  * The settings' allow, deny and ask rules that name no tool the service has: most often a typo
@@ -12,7 +10,7 @@ type NamedTool = { name: string; aliases?: readonly string[] }
  */
 export function rulesWithoutTool(
   permissions: PermissionsSettings | undefined,
-  tools: readonly NamedTool[],
+  tools: readonly RuledTool[],
   mcpServers: readonly string[],
 ): string[] {
   const serverPrefixes = mcpServers.map((server) => mcpToolName(server, ''))

@@ -2,20 +2,15 @@ import { filterToolsByDenyRules } from '../permissions/filter-tools-by-deny-rule
 import type { ToolPermissionContext } from '../tool/permission-context.js'
 import type { AnyTool, Tools } from '../tool/tool.js'
 
-/** Only these survive simple mode (`CLAUDE_CODE_SIMPLE`). */
-const SIMPLE_MODE_TOOLS: ReadonlySet<string> = new Set(['Bash', 'Read', 'Edit'])
-
 export type GetToolsOptions = {
   /** Tier 1: every built-in this build has (see getAllBaseTools). */
   baseTools: Tools
   simple?: boolean
 }
 
-/** Tier 2: simple mode, blanket deny rules, then each tool's own `isEnabled()` veto. */
+/** Tier 2: simple mode (the tools that say `inSimpleMode`), blanket deny rules, then each tool's own `isEnabled()` veto. */
 export function getTools(permissionContext: ToolPermissionContext, options: GetToolsOptions): AnyTool[] {
-  const candidates = options.simple
-    ? options.baseTools.filter((tool) => SIMPLE_MODE_TOOLS.has(tool.name))
-    : [...options.baseTools]
+  const candidates = options.simple ? options.baseTools.filter((tool) => tool.inSimpleMode) : [...options.baseTools]
   return filterToolsByDenyRules(candidates, permissionContext).filter((tool) => tool.isEnabled())
 }
 

@@ -1,5 +1,5 @@
 import type { PermissionPassthrough } from './permission-result.js'
-import type { AnyObjectSchema, MappedToolResult, Tool, ToolProgressData } from './tool.js'
+import type { AnyObjectSchema, MappedToolResult, RuleFamily, Tool, ToolProgressData } from './tool.js'
 
 /** Keys a definition may leave out; `buildTool` fills them with fail-closed defaults. */
 type DefaultableToolKeys =
@@ -45,6 +45,8 @@ export const deferToPermissionRules = async (): Promise<PermissionPassthrough> =
   message: '',
 })
 
+const RULE_FAMILIES: readonly RuleFamily[] = ['read', 'edit', 'shell', 'none']
+
 export class ToolDefinitionError extends Error {
   override name = 'ToolDefinitionError'
 }
@@ -77,7 +79,7 @@ const TOOL_DEFAULTS = {
  * concurrency-safe, NOT read-only, not destructive, and no objection of its own in
  * `checkPermissions` (allow: the general permission rules still decide first).
  * `description` and `prompt` may be plain strings when they never change.
- * A definition without a name or input schema is rejected here, not on its first call.
+ * A definition without a name, input schema or rule family is rejected here, not on its first call.
  */
 export function buildTool<
   Input extends AnyObjectSchema,
@@ -94,6 +96,11 @@ export function buildTool<
   }
   if (typeof definition.call !== 'function') {
     throw new ToolDefinitionError(`buildTool(${definition.name}): \`call\` must be a function`)
+  }
+  if (!RULE_FAMILIES.includes(definition.ruleFamily)) {
+    throw new ToolDefinitionError(
+      `buildTool(${definition.name}): \`ruleFamily\` must be read, edit, shell or none (the permission rules that reach it)`,
+    )
   }
   return {
     ...TOOL_DEFAULTS,

@@ -97,6 +97,17 @@ export type PromptOptions = {
  */
 export type MappedToolResult = { content: ToolResultContent; isError?: boolean; blob?: BlobRef }
 
+/**
+ * Which permission rules beyond those naming the tool itself apply to its calls, as MCP's tool
+ * annotations let a tool say what it is (docs/adr/0285-tools-declare-their-traits.md):
+ * - `read`: `Read(...)` path rules (Read, Glob, Grep);
+ * - `edit`: `Edit(...)` path rules, and `acceptEdits` allows it inside the working directories
+ *   (Edit, Write, the text editors);
+ * - `shell`: `Bash(...)` rules are command rules (Bash, the API's bash);
+ * - `none`: only rules that name the tool (MCP tools, ToolSearch, TodoWrite, memory).
+ */
+export type RuleFamily = 'read' | 'edit' | 'shell' | 'none'
+
 /** The structural contract every tool satisfies: built-in, MCP or generated. */
 export type Tool<
   Input extends AnyObjectSchema = AnyObjectSchema,
@@ -125,6 +136,14 @@ export type Tool<
   readonly apiOptions?: Readonly<{ [key: string]: unknown }>
   /** Per-call deadline when the request sets none. */
   readonly defaultTimeoutMs?: number
+  /** Required: a file tool left without it would escape the operator's `Edit(...)` deny rules. */
+  readonly ruleFamily: RuleFamily
+  /** A call that names no path works in the session cwd (Glob, Grep), and path rules see that. */
+  readonly pathDefaultsToCwd?: boolean
+  /** Kept in simple mode (`CLAUDE_CODE_SIMPLE`: Bash, Read, Edit). */
+  readonly inSimpleMode?: boolean
+  /** Its error results cancel the run's unfinished calls under `cancel_on_error: "bash"` (Bash). */
+  readonly cancelsSiblingsOnError?: boolean
   description(input: z.infer<Input>, options: PromptOptions): Promise<string>
   prompt(options: PromptOptions): Promise<string>
   call(

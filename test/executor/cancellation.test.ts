@@ -18,7 +18,10 @@ describe('sibling abort', () => {
     const gates = createGateTools()
     const command = 'npm run build && npm run test -- --coverage --reporter=verbose'
     const blocks = [block('b1', 'Bash', { command, safe: true }), block('r2', 'Gate', safe), block('u3', 'Gate', {})]
-    const run = await startRun([gates.make('Gate'), gates.make('Bash', { inputSchema: bashSchema() })], blocks)
+    const run = await startRun(
+      [gates.make('Gate'), gates.make('Bash', { inputSchema: bashSchema(), cancelsSiblingsOnError: true })],
+      blocks,
+    )
     await flush()
     gates.fail('b1', new Error('Exit code 1'))
     const outcome = await run.done()
@@ -32,7 +35,10 @@ describe('sibling abort', () => {
   it('names a short command whole', async () => {
     const gates = createGateTools()
     const blocks = [block('b1', 'Bash', { command: 'exit 3', safe: true }), block('r2', 'Gate', safe)]
-    const run = await startRun([gates.make('Gate'), gates.make('Bash', { inputSchema: bashSchema() })], blocks)
+    const run = await startRun(
+      [gates.make('Gate'), gates.make('Bash', { inputSchema: bashSchema(), cancelsSiblingsOnError: true })],
+      blocks,
+    )
     await flush()
     gates.fail('b1', new Error('Exit code 3'))
     const outcome = await run.done()
@@ -62,7 +68,10 @@ describe('sibling abort', () => {
     const gates = createGateTools()
     const blocks = [block('slow', 'Bash', { command: 'sleep 5', safe: true }), block('other', 'Gate', safe)]
     const run = await startRun(
-      [gates.make('Gate'), gates.make('Bash', { inputSchema: bashSchema(), defaultTimeoutMs: 20 })],
+      [
+        gates.make('Gate'),
+        gates.make('Bash', { inputSchema: bashSchema(), defaultTimeoutMs: 20, cancelsSiblingsOnError: true }),
+      ],
       blocks,
     )
     const outcome = await run.done()
@@ -75,7 +84,7 @@ describe('sibling abort', () => {
   it('never cascades with cancel_on_error "none"', async () => {
     const gates = createGateTools()
     const run = await startRun(
-      [gates.make('Bash', { inputSchema: bashSchema() })],
+      [gates.make('Bash', { inputSchema: bashSchema(), cancelsSiblingsOnError: true })],
       [block('b1', 'Bash', { command: 'false', safe: true }), block('b2', 'Bash', { command: 'ls', safe: true })],
       { cancelOnError: 'none' },
     )

@@ -26,6 +26,7 @@ export function createGateTools() {
   const make = (name: string, extra: Partial<AnyTool> = {}) =>
     buildTool({
       name,
+      ruleFamily: 'none',
       inputSchema: z.strictObject({ safe: z.boolean().optional(), output: z.string().optional() }),
       maxResultSizeChars: 30_000,
       description: async () => `${name} test tool`,

@@ -10,6 +10,7 @@ import { block, contentOf, startRun } from './helpers.js'
 function tool(overrides: Partial<AnyTool> & { name?: string } = {}): AnyTool {
   return buildTool({
     name: 'Probe',
+    ruleFamily: 'none',
     inputSchema: z.strictObject({ value: z.string().optional() }),
     maxResultSizeChars: 30_000,
     description: async () => 'probe',

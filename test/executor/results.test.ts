@@ -10,6 +10,7 @@ import { block, startRun } from './helpers.js'
 const sizedTool = (name: string, maxResultSizeChars: number): AnyTool =>
   buildTool({
     name,
+    ruleFamily: 'none',
     inputSchema: z.strictObject({ size: z.number(), char: z.string() }),
     maxResultSizeChars,
     description: async () => 'sized output',
@@ -25,6 +26,7 @@ describe('per-tool threshold', () => {
     const lines = Array.from({ length: 4000 }, (_, i) => `line ${String(i).padStart(4, '0')}`).join('\n')
     const tool = buildTool({
       name: 'Lines',
+      ruleFamily: 'none',
       inputSchema: z.strictObject({}),
       maxResultSizeChars: 30_000,
       description: async () => 'lines',

@@ -99,6 +99,7 @@ describe('ordering', () => {
     const gates = createGateTools()
     const chatty = buildTool({
       name: 'Chatty',
+      ruleFamily: 'none',
       inputSchema: z.strictObject({}),
       maxResultSizeChars: 1000,
       description: async () => 'chatty',
@@ -129,6 +130,7 @@ describe('context modifiers', () => {
   const todoTool = (gates: ReturnType<typeof createGateTools>, seen: Record<string, string[]>) =>
     buildTool({
       name: 'Todo',
+      ruleFamily: 'none',
       inputSchema: z.strictObject({ item: z.string(), safe: z.boolean() }),
       maxResultSizeChars: 1000,
       description: async () => 'todo',

@@ -25,6 +25,7 @@ const CHUNK = 'x'.repeat(256 * 1024)
 /** `Flood`: emits `bytes` of progress in 256 KiB events, yielding a turn between them, then returns. */
 export const floodTool = buildTool({
   name: 'Flood',
+  ruleFamily: 'none',
   inputSchema: z.strictObject({ bytes: z.number().int().positive() }),
   maxResultSizeChars: 100_000,
   description: async () => 'Emits progress until the given number of bytes is out',

@@ -13,6 +13,7 @@ export function createTestTools() {
 
   const echo = buildTool({
     name: 'Echo',
+    ruleFamily: 'none',
     inputSchema: z.strictObject({ text: z.string() }),
     maxResultSizeChars: 100_000,
     description: async () => 'Returns its text',
@@ -27,6 +28,7 @@ export function createTestTools() {
 
   const gate = buildTool({
     name: 'Gate',
+    ruleFamily: 'none',
     inputSchema: z.strictObject({ key: z.string(), progress: z.string().optional() }),
     maxResultSizeChars: 100_000,
     description: async () => 'Waits until the test opens its key',
@@ -44,6 +46,7 @@ export function createTestTools() {
   // Not read-only: with no rule it asks for permission (a wait:true run denies it at once).
   const touch = buildTool({
     name: 'Touch',
+    ruleFamily: 'none',
     inputSchema: z.strictObject({ name: z.string() }),
     maxResultSizeChars: 100_000,
     // It stands for a tool that changes things: the rules, not the tool, decide (asks with no rule).
@@ -73,6 +76,7 @@ export type TestTools = ReturnType<typeof createTestTools>
 /** Not read-only and without a rule: every call asks (the approval and polling tests' tool). */
 export const askingTool = buildTool({
   name: 'Ask',
+  ruleFamily: 'none',
   inputSchema: z.strictObject({ name: z.string() }),
   maxResultSizeChars: 100_000,
   description: async () => 'Changes something after approval',

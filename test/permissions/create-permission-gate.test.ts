@@ -95,6 +95,7 @@ describe('createPermissionGate', () => {
   it("denies edited input the tool's validateInput rejects", async () => {
     const picky = buildTool({
       name: 'Picky',
+      ruleFamily: 'none',
       inputSchema: z.strictObject({ n: z.number() }),
       maxResultSizeChars: 100,
       checkPermissions: deferToPermissionRules,

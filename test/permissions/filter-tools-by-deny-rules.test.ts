@@ -2,9 +2,12 @@
 import { describe, expect, it } from 'vitest'
 import { filterToolsByDenyRules, getDenyRuleForTool } from '../../src/permissions/filter-tools-by-deny-rules.js'
 import { createPermissionContext } from '../../src/tool/permission-context.js'
+import type { RuleFamily } from '../../src/tool/tool.js'
 
+const FAMILIES: Record<string, RuleFamily> = { Bash: 'shell', Read: 'read', Edit: 'edit', Write: 'edit', Glob: 'read' }
 const tools = ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'mcp__srv__a', 'mcp__srv__b', 'mcp__other__a'].map((name) => ({
   name,
+  ruleFamily: FAMILIES[name] ?? ('none' as const),
 }))
 const names = (deny: string[]) =>
   filterToolsByDenyRules(tools, createPermissionContext({ alwaysDenyRules: { operatorSettings: deny } })).map(
@@ -34,7 +37,7 @@ describe('filterToolsByDenyRules', () => {
   })
   it('matches aliases', () => {
     const context = createPermissionContext({ alwaysDenyRules: { session: ['Shell'] } })
-    expect(getDenyRuleForTool(context, { name: 'Bash', aliases: ['Shell'] })).toMatchObject({
+    expect(getDenyRuleForTool(context, { name: 'Bash', aliases: ['Shell'], ruleFamily: 'shell' })).toMatchObject({
       text: 'Shell',
       source: 'session',
     })

@@ -14,6 +14,7 @@ const call = async () => ({ data: 'ok' })
 /** Bash as far as permissions care: read-only when every word-one is a known reader. */
 export const bashTool = buildTool({
   name: 'Bash',
+  ruleFamily: 'shell',
   inputSchema: z.strictObject({ command: z.string() }),
   maxResultSizeChars: 30_000,
   // Like the real tools: no opinion of their own, the rules decide.
@@ -28,6 +29,8 @@ export const bashTool = buildTool({
 function fileTool(name: string, readOnly: boolean, key = 'file_path'): AnyTool {
   return buildTool({
     name,
+    ruleFamily: readOnly ? 'read' : 'edit',
+    pathDefaultsToCwd: key === 'path',
     inputSchema: z.strictObject({
       [key]: z.string().optional(),
       pattern: z.string().optional(),
@@ -52,6 +55,7 @@ export const globTool = fileTool('Glob', true, 'path')
 export const mcpTool = (name: string): AnyTool =>
   buildTool({
     name,
+    ruleFamily: 'none',
     inputSchema: z.strictObject({ query: z.string().optional() }),
     maxResultSizeChars: 100_000,
     checkPermissions: deferToPermissionRules,
@@ -64,6 +68,7 @@ export const mcpTool = (name: string): AnyTool =>
 export const opinionatedTool = (result: PermissionResult): AnyTool =>
   buildTool({
     name: 'Opinionated',
+    ruleFamily: 'none',
     inputSchema: z.strictObject({}),
     maxResultSizeChars: 1000,
     description: async () => 'x',

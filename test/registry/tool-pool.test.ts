@@ -13,6 +13,7 @@ import type { AnyTool } from '../../src/tool/tool.js'
 const make = (name: string, extra: Partial<AnyTool> = {}): AnyTool =>
   buildTool({
     name,
+    ruleFamily: 'none',
     inputSchema: z.strictObject({ path: z.string().describe('Where'), limit: z.number().int().optional() }),
     maxResultSizeChars: 1000,
     description: async () => `${name} description`,
@@ -21,11 +22,14 @@ const make = (name: string, extra: Partial<AnyTool> = {}): AnyTool =>
     ...extra,
   }) as AnyTool
 
-const baseTools = ['Write', 'Bash', 'Read', 'Grep', 'Edit', 'Glob'].map((name) => make(name))
+// As the real ones declare it (src/tools/*): Bash, Read and Edit say they belong in simple mode.
+const baseTools = ['Write', 'Bash', 'Read', 'Grep', 'Edit', 'Glob'].map((name) =>
+  make(name, { inSimpleMode: ['Bash', 'Read', 'Edit'].includes(name) }),
+)
 const names = (tools: readonly AnyTool[]) => tools.map((tool) => tool.name)
 
 describe('getTools', () => {
-  it('keeps only Bash, Read and Edit in simple mode', () => {
+  it('keeps only the tools that say inSimpleMode (Bash, Read and Edit) in simple mode', () => {
     expect(names(getTools(createPermissionContext(), { baseTools, simple: true }))).toEqual(['Bash', 'Read', 'Edit'])
   })
 

@@ -13,6 +13,7 @@ function createAskingTool() {
   const calls: string[] = []
   const tool = buildTool({
     name: 'Ask',
+    ruleFamily: 'none',
     inputSchema: z.strictObject({ name: z.string() }),
     maxResultSizeChars: 100_000,
     description: async () => 'Changes something after approval',

@@ -8,9 +8,22 @@ import type { AnyTool, ToolResult } from '../../src/tool/tool.js'
 const schema = z.strictObject({ command: z.string(), timeout: z.number().optional() })
 
 describe('buildTool types', () => {
+  it('asks for the rule family: a file tool must not escape Edit(...) rules by omission', () => {
+    // @ts-expect-error ruleFamily is required
+    buildTool({
+      name: 'NoFamily',
+      inputSchema: schema,
+      maxResultSizeChars: 10,
+      description: 'd',
+      prompt: 'p',
+      call: async () => ({ data: 1 }),
+    })
+  })
+
   it('infers call input from the schema', () => {
     buildTool({
       name: 'Bashish',
+      ruleFamily: 'none',
       inputSchema: schema,
       maxResultSizeChars: 10,
       description: async () => 'd',
@@ -25,6 +38,7 @@ describe('buildTool types', () => {
   it('keeps the definition’s own members and literal name', () => {
     const tool = buildTool({
       name: 'Narrow',
+      ruleFamily: 'none',
       inputSchema: schema,
       maxResultSizeChars: 10,
       description: async () => 'd',
@@ -42,6 +56,7 @@ describe('buildTool types', () => {
   it('rejects a call whose input does not fit the schema', () => {
     buildTool({
       name: 'Wrong',
+      ruleFamily: 'none',
       inputSchema: schema,
       maxResultSizeChars: 10,
       description: async () => 'd',
@@ -56,6 +71,7 @@ describe('buildTool types', () => {
   it('turns a string description and prompt into functions', () => {
     const tool = buildTool({
       name: 'Texts',
+      ruleFamily: 'none',
       inputSchema: schema,
       maxResultSizeChars: 10,
       description: 'd',
@@ -70,6 +86,7 @@ describe('buildTool types', () => {
   it('rejects a description that is neither a string nor a function', () => {
     buildTool({
       name: 'NotText',
+      ruleFamily: 'none',
       inputSchema: schema,
       maxResultSizeChars: 10,
       // @ts-expect-error a description is a string or a function returning one

@@ -7,6 +7,7 @@ import { findToolByName } from '../../src/tool/find-tool.js'
 
 const minimal = {
   name: 'Minimal',
+  ruleFamily: 'none' as const,
   inputSchema: z.strictObject({ path: z.string() }),
   maxResultSizeChars: 1_000,
   description: async () => 'minimal',
@@ -56,6 +57,9 @@ describe('buildTool', () => {
     expect(() => buildTool({ ...minimal, name: '' })).toThrow(ToolDefinitionError)
     expect(() => buildTool({ ...minimal, inputSchema: undefined as never })).toThrow(/inputSchema/)
     expect(() => buildTool({ ...minimal, inputSchema: { type: 'object' } as never })).toThrow(/zod schema/)
+    // The trait that keeps a file tool under the operator's Edit(...) deny rules cannot be left out.
+    expect(() => buildTool({ ...minimal, ruleFamily: undefined as never })).toThrow(/ruleFamily/)
+    expect(() => buildTool({ ...minimal, ruleFamily: 'write' as never })).toThrow(/read, edit, shell or none/)
   })
 
   it('finds tools by name or alias', () => {

@@ -58,6 +58,8 @@ export function createMcpTool(options: CreateMcpToolOptions): AnyTool {
 
   return buildTool({
     name,
+    // Matched by their own names and `mcp__server` rules, never by Read/Edit/Bash ones.
+    ruleFamily: 'none',
     searchHint: searchHintFor(serverName, definition),
     inputSchema: input.schema,
     inputJSONSchema: definition.inputSchema,

@@ -90,6 +90,9 @@ function failure(message: string, output: string, blob?: BlobRef): Error {
 
 export const BashTool = buildTool({
   name: BASH_TOOL_NAME,
+  ruleFamily: 'shell',
+  inSimpleMode: true,
+  cancelsSiblingsOnError: true,
   searchHint: 'run shell commands in the working directory',
   inputSchema: BashInputSchema,
   maxResultSizeChars: BASH_MAX_RESULT_CHARS,

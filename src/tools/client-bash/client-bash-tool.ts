@@ -138,6 +138,7 @@ export function createClientBashTool(options: {
 
   return buildTool({
     name: 'bash',
+    ruleFamily: 'shell',
     apiType: 'bash_20250124',
     searchHint: 'run commands in a persistent bash shell',
     inputSchema: ClientBashInputSchema,

@@ -64,6 +64,8 @@ async function planEdit(input: EditInput, context: ToolUseContext): Promise<Plan
 
 export const EditTool = buildTool({
   name: EDIT_TOOL_NAME,
+  ruleFamily: 'edit',
+  inSimpleMode: true,
   searchHint: 'replace exact text in a file',
   inputSchema: EditInputSchema,
   maxResultSizeChars: 100_000,

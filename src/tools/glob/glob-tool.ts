@@ -77,6 +77,8 @@ async function listedInside(files: string[], context: ToolUseContext): Promise<s
 
 export const GlobTool = buildTool({
   name: GLOB_TOOL_NAME,
+  ruleFamily: 'read',
+  pathDefaultsToCwd: true,
   searchHint: 'find files by name pattern',
   inputSchema: GlobInputSchema,
   maxResultSizeChars: 100_000,

@@ -76,6 +76,8 @@ export function createGrepTool(options: { backend?: GrepBackend } = {}) {
 
   return buildTool({
     name: GREP_TOOL_NAME,
+    ruleFamily: 'read',
+    pathDefaultsToCwd: true,
     searchHint: 'search file contents with regular expressions',
     inputSchema: GrepInputSchema,
     maxResultSizeChars: 20_000,

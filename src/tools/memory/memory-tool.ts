@@ -184,6 +184,8 @@ function withoutHostPath(error: unknown): never {
 export function createMemoryTool(rootOf: MemoryRootOf) {
   return buildTool({
     name: 'memory',
+    // Its files live in the memory store, outside the working directories (docs/adr/0143).
+    ruleFamily: 'none',
     apiType: 'memory_20250818',
     searchHint: 'remember notes across conversations in /memories',
     inputSchema: MemoryInputSchema,

@@ -55,6 +55,8 @@ function numbered(number: number, text: string): string {
 
 export const ReadTool = buildTool({
   name: READ_TOOL_NAME,
+  ruleFamily: 'read',
+  inSimpleMode: true,
   searchHint: 'read file contents with line numbers, images',
   inputSchema: ReadInputSchema,
   maxResultSizeChars: Number.POSITIVE_INFINITY,

@@ -189,6 +189,8 @@ export function createTextEditorTool(options: { type: TextEditorType; maxCharact
 
   return buildTool({
     name,
+    // Edit(...) rules, as Edit's (docs/adr/0144-client-tool-permissions.md).
+    ruleFamily: 'edit',
     apiType: options.type,
     ...(maxCharacters === undefined ? {} : { apiOptions: { max_characters: maxCharacters } }),
     searchHint: 'view create and edit files with str_replace',

@@ -26,6 +26,7 @@ const PROMPT = `Creates and updates the task list of this session, to plan multi
 
 export const TodoWriteTool = buildTool({
   name: TODO_WRITE_TOOL_NAME,
+  ruleFamily: 'none',
   searchHint: 'manage the session task list',
   inputSchema: TodoWriteInputSchema,
   maxResultSizeChars: 100_000,

@@ -36,6 +36,7 @@ Each tool found is loaded with its full definition. Once a tool is returned you 
 
 export const ToolSearchTool = buildTool({
   name: TOOL_SEARCH_TOOL_NAME,
+  ruleFamily: 'none',
   searchHint: 'find and load deferred tools',
   inputSchema: ToolSearchInputSchema,
   maxResultSizeChars: 100_000,

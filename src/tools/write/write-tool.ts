@@ -37,6 +37,7 @@ async function checkWrite(input: WriteInput, context: ToolUseContext): Promise<V
 
 export const WriteTool = buildTool({
   name: WRITE_TOOL_NAME,
+  ruleFamily: 'edit',
   searchHint: 'create or overwrite a file',
   inputSchema: WriteInputSchema,
   maxResultSizeChars: 100_000,

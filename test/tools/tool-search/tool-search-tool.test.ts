@@ -12,6 +12,7 @@ import { runTool } from '../helpers.js'
 function fakeTool(name: string, description: string, extra: Partial<AnyTool> = {}): AnyTool {
   return buildTool({
     name,
+    ruleFamily: 'none',
     inputSchema: z.strictObject({ text: z.string().describe('Text') }),
     maxResultSizeChars: 1000,
     description: async () => description,
