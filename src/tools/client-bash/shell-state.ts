@@ -21,7 +21,7 @@ const FILE = 'shell-state.json'
 export const RESTORED_NOTE =
   '[toolexec: this session\u2019s shell was started again (its previous shell ended or runs on another instance of the service); its working directory and exported variables were restored, its background jobs, shell functions, aliases and unexported variables were not]'
 
-export const cwdMissingNote = (cwd: string) =>
+const cwdMissingNote = (cwd: string) =>
   `[toolexec: the previous working directory ${cwd} no longer exists; the shell starts in the session's directory]`
 
 export const unsavedNote = (code: string) =>
