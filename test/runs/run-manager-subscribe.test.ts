@@ -8,7 +8,7 @@ import { createFileBlobStore } from '../../src/results/file-blob-store.js'
 import { prepareRunInput } from '../../src/runs/run-input.js'
 import { createRunManager } from '../../src/runs/run-manager.js'
 import { createSessionService } from '../../src/sessions/session-service.js'
-import { createMemoryStores } from '../../src/stores/stores.js'
+import { createMemoryStores } from '../../src/stores/memory/open-memory-stores.js'
 import { createTestTools } from '../helpers/test-tools.js'
 import { useTestWorkspace } from '../helpers/tool-context.js'
 

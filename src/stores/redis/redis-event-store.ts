@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis'
-import type { RunEvent, RunEventBody } from '../events/run-event.js'
-import type { EventListener, EventStore } from './event-store.js'
+import type { RunEvent, RunEventBody } from '../../events/run-event.js'
+import type { EventListener, EventStore } from '../event-store.js'
 import { redisKeys } from './redis-keys.js'
 
 /**

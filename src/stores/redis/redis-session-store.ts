@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis'
-import type { ToolPermissionContext } from '../tool/permission-context.js'
-import type { FileReadRecord, Todo } from '../tool/tool.js'
+import type { ToolPermissionContext } from '../../tool/permission-context.js'
+import type { FileReadRecord, Todo } from '../../tool/tool.js'
+import type { SessionRecord, SessionState, SessionStore } from '../session-store.js'
 import { redisKeys } from './redis-keys.js'
-import type { SessionRecord, SessionState, SessionStore } from './session-store.js'
 
 /** ARGV: runId, now. Missing, busy (held by another run), or claimed; a held session never expires. */
 const CLAIM_SCRIPT = `
@@ -46,7 +46,9 @@ export function createRedisSessionStore({ redis, idleTtlMs }: RedisSessionStoreO
   return {
     async create(record) {
       const key = redisKeys.session(record.tenant, record.sessionId)
-      const fixed = { sessionId: record.sessionId, tenant: record.tenant, createdAt: record.createdAt }
+      // Everything that is neither state, nor use, nor the claim is fixed at creation: kept whole,
+      // so a field added to the record cannot be dropped here (toolsets once was).
+      const { cwd, permissionContext, readFileState, todos, lastUsedAt, activeRunId, ...fixed } = record
       const multi = redis
         .multi()
         .hset(key, 'fixed', JSON.stringify(fixed), 'state', stateJson(record), 'lastUsedAt', String(record.lastUsedAt))
@@ -59,7 +61,7 @@ export function createRedisSessionStore({ redis, idleTtlMs }: RedisSessionStoreO
       if (!hash.fixed || !hash.state) return undefined
       const state = JSON.parse(hash.state) as StoredState
       return {
-        ...(JSON.parse(hash.fixed) as Pick<SessionRecord, 'sessionId' | 'tenant' | 'createdAt'>),
+        ...(JSON.parse(hash.fixed) as Omit<SessionRecord, keyof SessionState | 'lastUsedAt' | 'activeRunId'>),
         cwd: state.cwd,
         permissionContext: state.permissionContext,
         readFileState: new Map(state.readFileState),

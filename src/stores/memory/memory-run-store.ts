@@ -1,4 +1,4 @@
-import type { RunRecord, RunStore } from './run-store.js'
+import type { RunRecord, RunStore } from '../run-store.js'
 
 export type MemoryRunStoreOptions = {
   maxRetainedRuns: number

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import type { IdempotencyEntry, IdempotencyStore } from './idempotency-store.js'
+import type { IdempotencyEntry, IdempotencyStore } from '../idempotency-store.js'
 import { redisKeys } from './redis-keys.js'
 
 /** Deletes the key only while it still names this run. */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
+import type { StoreLimits, Stores } from '../stores.js'
 import { createRedisEventStore } from './redis-event-store.js'
 import { createRedisIdempotencyStore } from './redis-idempotency-store.js'
 import { createRedisRunCoordination, type RedisRunCoordination } from './redis-run-coordination.js'
 import { createRedisRunStore } from './redis-run-store.js'
 import { createRedisSessionStore } from './redis-session-store.js'
-import type { StoreLimits, Stores } from './stores.js'
 
 export type RedisStoresOptions = StoreLimits & {
   url: string

@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionStore } from './session-store.js'
+import type { SessionRecord, SessionStore } from '../session-store.js'
 
 const keyOf = (tenant: string, sessionId: string) => `${tenant}\u0000${sessionId}`
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
+import type { ControlHandler, HeldRun, RunCoordination } from '../run-coordination.js'
 import { redisKeys } from './redis-keys.js'
-import type { ControlHandler, HeldRun, RunCoordination } from './run-coordination.js'
 
 export type RedisRunCoordinationOptions = {
   redis: Redis
@@ -13,7 +13,7 @@ export type RedisRunCoordinationOptions = {
   replyTimeoutMs?: number
 }
 
-/** `refuse`: the shared-volume check failed or has not run; no runs until it is cleared (plugins/stores.ts). */
+/** `refuse`: the shared-volume check failed or has not run; no runs until it is cleared (open-redis-stores.ts). */
 export type RedisRunCoordination = RunCoordination & { refuse(reason: string | undefined): void }
 
 type Envelope = { id: string; runId: string; replyTo: string; message: unknown }

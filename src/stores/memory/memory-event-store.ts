@@ -1,6 +1,6 @@
-import { createEventClock } from '../events/event-clock.js'
-import type { RunEvent, RunEventBody } from '../events/run-event.js'
-import type { EventListener, EventStore } from './event-store.js'
+import { createEventClock } from '../../events/event-clock.js'
+import type { RunEvent, RunEventBody } from '../../events/run-event.js'
+import type { EventListener, EventStore } from '../event-store.js'
 
 type RunLog = { events: RunEvent[]; listeners: Set<EventListener> }
 

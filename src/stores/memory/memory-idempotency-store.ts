@@ -1,4 +1,4 @@
-import type { IdempotencyEntry, IdempotencyStore } from './idempotency-store.js'
+import type { IdempotencyEntry, IdempotencyStore } from '../idempotency-store.js'
 
 const keyOf = (tenant: string, key: string) => `${tenant}\u0000${key}`
 

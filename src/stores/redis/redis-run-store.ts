@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis'
-import type { RunStatus } from '../events/run-event.js'
-import type { ToolResultBlock } from '../messages/content-blocks.js'
-import type { BlobInfo } from '../results/blob-store.js'
+import type { RunStatus } from '../../events/run-event.js'
+import type { ToolResultBlock } from '../../messages/content-blocks.js'
+import type { BlobInfo } from '../../results/blob-store.js'
+import type { RunRecord, RunStore } from '../run-store.js'
 import { redisKeys } from './redis-keys.js'
-import type { RunRecord, RunStore } from './run-store.js'
 
 /**
  * Completes a run in one step: status, final results and blobs, expiry of its keys, its stream
