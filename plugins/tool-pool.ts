@@ -1,12 +1,15 @@
 import fp from 'fastify-plugin'
-import { rulesWithoutTool } from '../src/permissions/rules-without-tool.js'
+import { ApiError } from '../src/errors/api-error.js'
+import { ConfigError } from '../src/errors/config-error.js'
+import type { PermissionsSettings } from '../src/permissions/permissions-settings-schema.js'
+import { describeUnmatchableRules, unmatchableRules } from '../src/permissions/unmatchable-rules.js'
 import { assembleToolPool } from '../src/registry/assemble-tool-pool.js'
 import { getAllBaseTools } from '../src/registry/get-all-base-tools.js'
 import { rebuiltOnChange } from '../src/registry/rebuilt-on-change.js'
 import { createToolPool } from '../src/registry/tool-pool.js'
 import { toApiToolDefinition } from '../src/tool/to-api-definition.js'
 import type { Tools } from '../src/tool/tool.js'
-import { DEFAULT_TOOLSETS } from '../src/tool/toolset.js'
+import { DEFAULT_TOOLSETS, type Toolset } from '../src/tool/toolset.js'
 import { dropBashIfUnavailable } from '../src/tools/bash/bash-availability.js'
 
 declare module 'fastify' {
@@ -14,6 +17,8 @@ declare module 'fastify' {
     toolPool: ReturnType<typeof createToolPool> & {
       /** A tool the service has, whatever the permission context (metrics label only these). */
       isKnownTool(name: string): boolean
+      /** Throws 400 invalid_permission_rule for session rules that can never match in its pool. */
+      checkSessionRules(permissions: Partial<PermissionsSettings> | undefined, toolsets?: readonly Toolset[]): void
     }
   }
 }
@@ -62,14 +67,31 @@ export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
         ),
     )
     const isKnownTool = (name: string) => knownNames().has(name)
-    app.decorate('toolPool', { ...toolPool, isKnownTool })
     const mcpServers = Object.keys(app.settings.mcpServers ?? {})
-    for (const rule of rulesWithoutTool(
+    /**
+     * Refuses session rules that can never match in the session's pool (400 invalid_permission_rule):
+     * a typo'd deny would otherwise let what it meant to stop run (docs/adr/0287).
+     */
+    const checkSessionRules = (
+      permissions: Partial<PermissionsSettings> | undefined,
+      toolsets?: readonly Toolset[],
+    ) => {
+      const pool = [
+        ...toolsFor(toolsets === undefined ? undefined : [...toolsets]),
+        ...app.mcpServers.tools(),
+        ...extraTools,
+      ]
+      const problems = unmatchableRules(permissions, pool, mcpServers)
+      if (problems.length > 0) throw new ApiError('invalid_permission_rule', describeUnmatchableRules(problems))
+    }
+    app.decorate('toolPool', { ...toolPool, isKnownTool, checkSessionRules })
+    // The operator's rules apply to every session, whatever its toolsets: checked against every tool.
+    const problems = unmatchableRules(
       app.settings.permissions,
-      [...baseTools, ...app.mcpServers.tools(), ...extraTools],
+      [...baseTools, ...clientTools, ...app.mcpServers.tools(), ...extraTools],
       mcpServers,
-    ))
-      app.log.warn({ rule }, `permission rule "${rule}" names no tool this service has; it never matches`)
+    )
+    if (problems.length > 0) throw new ConfigError('TOOLEXEC_SETTINGS', describeUnmatchableRules(problems))
   },
   { name: 'tool-pool', dependencies: ['config', 'settings', 'sandbox', 'mcp-servers', 'client-tools'] },
 )
