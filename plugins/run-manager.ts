@@ -4,7 +4,7 @@ import { createRunExecutor } from '../src/executor/run-executor.js'
 import type { RunExecutor, RunExecutorOptions } from '../src/executor/run-executor-types.js'
 import { createHookRunner } from '../src/hooks/create-hook-runner.js'
 import { createPermissionGate } from '../src/permissions/create-permission-gate.js'
-import { createAdmission } from '../src/runs/admission.js'
+import { createAdmission } from '../src/runs/capacity/admission.js'
 import { createRunManager } from '../src/runs/run-manager.js'
 
 declare module 'fastify' {

@@ -18,7 +18,7 @@ import type { RunMode, RunRecord } from '../stores/run-store.js'
 import type { SessionRecord } from '../stores/session-store.js'
 import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
-import { createPermissionBroker, type PermissionAnswer } from './permission-broker.js'
+import { createPermissionBroker, type PermissionAnswer } from './control/permission-broker.js'
 
 /** Builds the permission gate of one run around its prompter (the seam the permissions module fills). */
 export type PermissionGateFactory = (seam: {

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors/api-error.js'
 import type { AssistantMessage, ToolUseBlock } from '../messages/content-blocks.js'
-import { MAX_TOKENS_REASON } from './stream-event-assembler.js'
+import { MAX_TOKENS_REASON } from './stream/stream-event-assembler.js'
 
 /** The two ways a batch arrives: bare blocks, or the assistant message they came in. */
 export type RunInput = {

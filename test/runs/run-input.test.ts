@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { runFingerprint } from '../../src/runs/run-fingerprint.js'
 import { checkBlocks, prepareRunInput } from '../../src/runs/run-input.js'
 import { permissionTimeoutOf, runOptionsOf } from '../../src/runs/run-request-options.js'
-import { MAX_TOKENS_REASON } from '../../src/runs/stream-event-assembler.js'
+import { MAX_TOKENS_REASON } from '../../src/runs/stream/stream-event-assembler.js'
 
 const limits = { maxBlocksPerRun: 3, maxInputBytes: 100 }
 const block = (id: string, input: unknown = {}) => ({ type: 'tool_use' as const, id, name: 'Echo', input })

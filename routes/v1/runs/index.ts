@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { REFUSAL_PACE_MS } from '../../../src/runs/admission.js'
-import { openPermissionRequests } from '../../../src/runs/open-permission-requests.js'
+import { REFUSAL_PACE_MS } from '../../../src/runs/capacity/admission.js'
+import { openPermissionRequests } from '../../../src/runs/control/open-permission-requests.js'
 import { runFingerprint } from '../../../src/runs/run-fingerprint.js'
 import { prepareRunInput } from '../../../src/runs/run-input.js'
 import { jsonResponse, problemResponses } from '../../responses.js'

@@ -1,7 +1,7 @@
-import { deferred } from '../async/deferred.js'
-import { ApiError } from '../errors/api-error.js'
-import type { RunRecord } from '../stores/run-store.js'
-import type { Stores } from '../stores/stores.js'
+import { deferred } from '../../async/deferred.js'
+import { ApiError } from '../../errors/api-error.js'
+import type { RunRecord } from '../../stores/run-store.js'
+import type { Stores } from '../../stores/stores.js'
 
 /** How long a retry waits for the record of a run another instance has claimed but not yet stored. */
 const RECORD_WAIT_MS = 10_000
