@@ -1,5 +1,5 @@
 import { createSerialQueue } from '../async/serial-queue.js'
-import type { RunEvent, RunEventBody } from '../events/run-event.js'
+import type { RunEvent, RunEventBody, RunStatus } from '../events/run-event.js'
 import type { HookRunner } from '../executor/hook-runner.js'
 import type { PermissionGate } from '../executor/permission-gate.js'
 import type { RunExecutor, RunExecutorOptions, RunOutcome } from '../executor/run-executor-types.js'
@@ -170,6 +170,8 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
   }
   if (spec.mode !== 'stream') endInput()
 
+  /** As the stored record has it: final once the record is. */
+  let status: RunStatus = 'running'
   const finished = executor.finished
     .catch((fault: unknown) => recoverOutcome(fault))
     .then(async (outcome) => {
@@ -191,6 +193,7 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
       ])
       const failed = ended.find((result) => result.status === 'rejected')
       if (failed) throw failed.reason
+      status = outcome.status
       store(completion ?? { type: 'run.completed', status: outcome.status })
       await settled()
       logger.info({ status: outcome.status, results: outcome.results.length }, 'run finished')
@@ -225,6 +228,9 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
     endInput,
     get inputEnded() {
       return inputEnded
+    },
+    get status() {
+      return status
     },
     /** Whoever ends the input (the stream, the client leaving, a server drain) runs `flush` first. */
     onEndInput(flush: () => void): void {

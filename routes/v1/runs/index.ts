@@ -57,10 +57,9 @@ export const runsRoutes: FastifyPluginAsyncZod = async (app) => {
         logger: request.log,
       })
       // A handle without a live run is an earlier run this key maps to (docs/adr/0133-idempotent-replayed-header.md).
-      if (handle.live === undefined) reply.header('idempotent-replayed', 'true')
+      if (handle.kind === 'replayed') reply.header('idempotent-replayed', 'true')
       if (wait) return toRunResult(await handle.finished)
-      const { status } = await app.runManager.get(request.tenant, handle.runId)
-      return reply.code(202).send({ run_id: handle.runId, status, events_url: eventsUrl(handle.runId) })
+      return reply.code(202).send({ run_id: handle.runId, status: handle.status, events_url: eventsUrl(handle.runId) })
     },
   })
 

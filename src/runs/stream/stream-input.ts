@@ -45,7 +45,9 @@ export function createStreamInput(options: StreamInputOptions) {
       options: runOptions,
       logger: options.logger,
     })
-    run = handle.live!
+    // A stream start carries no Idempotency-Key, so its run always starts here.
+    if (handle.kind !== 'started') throw new Error(`run.start replayed run ${handle.runId}`)
+    run = handle.live
     const started = run
     started.onEndInput(() => endInput(started))
     const stop = await runManager.subscribe(tenant, run.runId, 0, options.send)
