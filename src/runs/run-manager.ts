@@ -16,11 +16,12 @@ import type { PermissionAnswer } from './control/permission-broker.js'
 import type { RemoteControl } from './control/remote-control.js'
 import { drainRuns } from './drain-runs.js'
 import type { LiveRun, PermissionGateFactory } from './live-run.js'
-import type { OperatorLimits } from './run-request-options.js'
+import type { OperatorLimits } from './run-request.js'
 import { createRunStarter } from './start-run.js'
 import { subscribeToRun } from './subscribe-to-run.js'
 
-export type { RunHandle, StartRunRequest } from './start-run.js'
+export type { StartRunRequest } from './run-request.js'
+export type { RunHandle } from './start-run.js'
 
 export type RunManagerOptions = {
   stores: Stores

@@ -7,7 +7,7 @@ import { lazyChild } from '../logging/lazy-child.js'
 import { type Logger, SILENT_LOGGER } from '../logging/logger.js'
 import type { SessionService } from '../sessions/session-service.js'
 import type { RunCoordination } from '../stores/run-coordination.js'
-import type { RunMode, RunRecord } from '../stores/run-store.js'
+import type { RunRecord } from '../stores/run-store.js'
 import type { SessionRecord } from '../stores/session-store.js'
 import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
@@ -15,23 +15,7 @@ import type { Admission } from './capacity/admission.js'
 import { applyRemoteControl } from './control/remote-control.js'
 import { type LiveRun, type LiveRunDependencies, launchRun } from './live-run.js'
 import { runElsewhere } from './lost/run-elsewhere.js'
-import type { PreparedInput } from './run-input.js'
-import {
-  type OperatorLimits,
-  permissionTimeoutOf,
-  type RunRequestOptions,
-  runOptionsOf,
-} from './run-request-options.js'
-
-export type StartRunRequest = {
-  tenant: string
-  sessionId?: string
-  mode: RunMode
-  input: PreparedInput
-  options: RunRequestOptions
-  idempotency?: { key: string; fingerprint: string }
-  logger?: Logger
-}
+import { type OperatorLimits, permissionTimeoutOf, runOptionsOf, type StartRunRequest } from './run-request.js'
 
 /**
  * What `start` hands back: the run it started here (`live`), or the earlier run an
