@@ -13,7 +13,7 @@ import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
 import type { Admission } from './capacity/admission.js'
 import type { PermissionAnswer } from './control/permission-broker.js'
-import type { RemoteControl } from './control/remote-control.js'
+import { createRunControl } from './control/run-control.js'
 import { drainRuns } from './drain-runs.js'
 import type { LiveRun, PermissionGateFactory } from './live-run.js'
 import type { OperatorLimits } from './run-request.js'
@@ -82,29 +82,18 @@ export function createRunManager(options: RunManagerOptions) {
     return record
   }
 
-  /** To the instance executing the run, when it is another one. */
-  const sendRemote = async (runId: string, message: RemoteControl) =>
-    (await coordination?.send(runId, message)) === true
+  const control = createRunControl(live, coordination)
 
   return {
     start,
     get,
     async cancel(tenant: string, runId: string, mode: CancelMode = 'cancel'): Promise<RunRecord> {
       const record = await get(tenant, runId)
-      const run = live.get(runId)
-      if (run) run.cancel(mode)
-      else if (record.status === 'running') await sendRemote(runId, { kind: 'cancel', mode })
+      await control.cancel(record, mode)
       return record
     },
     async answerPermission(tenant: string, runId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
-      const record = await get(tenant, runId)
-      const run = live.get(runId)
-      const applied = run
-        ? run.answerPermission(requestId, answer)
-        : record.status === 'running' && (await sendRemote(runId, { kind: 'answer', requestId, answer }))
-      if (!applied) {
-        throw new ApiError('permission_request_not_found', `No open permission request ${requestId} in run ${runId}`)
-      }
+      await control.answer(await get(tenant, runId), requestId, answer)
     },
     /** `subscribeToRun` for the tenant's own run (404 for another tenant's). */
     async subscribe(
