@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { authPlugin } from './plugins/auth.js'
 import { blobStorePlugin } from './plugins/blob-store.js'
 import { clientToolsPlugin } from './plugins/client-tools.js'
+import { closeIdleOnShutdownPlugin } from './plugins/close-idle-on-shutdown.js'
 import { configPlugin } from './plugins/config.js'
 import { contentTypesPlugin } from './plugins/content-types.js'
 import { errorsPlugin } from './plugins/errors.js'
@@ -82,6 +83,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(errorsPlugin)
   await app.register(contentTypesPlugin)
   await app.register(requestIdPlugin)
+  await app.register(closeIdleOnShutdownPlugin)
   // Early: the blob store, hooks and the permission gate count into it.
   await app.register(metricsPlugin)
   await app.register(telemetryPlugin)

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: builds once, runs every bench in its own process (servers in theirs), and
  * writes one report, bench/results/latest.json: each figure with its baseline, ratio and goal,
- * the machine, the node version and the date. `--markdown` prints the README table from it.
+ * the machine, the node version and the date, and its table into docs/performance.md.
+ * `--markdown` prints that table.
  * Shortened by default (about four minutes); `--soak-seconds 600 --duration 10` for the figures
  * the issue asks for (docs/adr/0150-benchmarks-measure-separate-processes.md).
  *
@@ -13,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import type { Figure } from './lib/report.js'
+import { type BenchReport, type Figure, renderBenchTable, writePerformanceTable } from './lib/report.js'
 import { buildOnce, REPOSITORY } from './lib/server-process.js'
 
 const { values } = parseArgs({
@@ -25,37 +26,8 @@ const { values } = parseArgs({
 })
 const REPORT = path.join(REPOSITORY, 'bench/results/latest.json')
 
-type Report = {
-  date: string
-  node: string
-  machine: { cpu: string; cores: number; memoryGb: number; platform: string; loadAverage: number[] }
-  options: { duration: number; soakSeconds: number; note: string }
-  figures: Figure[]
-}
-
-function markdown(report: Report): string {
-  const cell = (value: number | undefined, unit = '') => (value === undefined ? '' : `${value}${unit}`)
-  const goal = (figure: Figure) =>
-    figure.goal?.atLeast !== undefined
-      ? `≥ ${figure.goal.atLeast}`
-      : figure.goal?.atMost !== undefined
-        ? `≤ ${figure.goal.atMost}`
-        : ''
-  const lines = [
-    `${report.machine.cpu}, ${report.machine.cores} cores, node ${report.node}, ${report.date.slice(0, 10)}; ${report.options.note}`,
-    '',
-    '| Figure | Measured | Baseline | Ratio | Goal | Met |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...report.figures.map(
-      (figure) =>
-        `| ${figure.name} | ${figure.value} ${figure.unit} | ${cell(figure.baseline)}${figure.baselineName ? ` (${figure.baselineName})` : ''} | ${cell(figure.ratio, '×')} | ${goal(figure)} | ${figure.met === undefined ? '' : figure.met ? 'yes' : '**no**'} |`,
-    ),
-  ]
-  return lines.join('\n')
-}
-
 if (values.markdown) {
-  console.log(markdown(JSON.parse(readFileSync(REPORT, 'utf8')) as Report))
+  console.log(renderBenchTable(JSON.parse(readFileSync(REPORT, 'utf8')) as BenchReport))
   process.exit(0)
 }
 
@@ -104,7 +76,7 @@ try {
 }
 
 const cpus = os.cpus()
-const report: Report = {
+const report: BenchReport = {
   date: new Date().toISOString(),
   node: process.version,
   machine: {
@@ -131,6 +103,8 @@ execFileSync(
     stdio: 'ignore',
   },
 )
+// The one table of figures the docs show (docs/performance.md); everything else links to it.
+writePerformanceTable(report)
 console.log(
-  `\n${markdown(report)}\n\nwritten to ${path.relative(process.cwd(), REPORT)} in ${Math.round((Date.now() - started) / 1000)} s`,
+  `\n${renderBenchTable(report)}\n\nwritten to ${path.relative(process.cwd(), REPORT)} and docs/performance.md in ${Math.round((Date.now() - started) / 1000)} s`,
 )

@@ -1,9 +1,11 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
+import type { ZodType } from 'zod'
 import { ApiError, isApiError } from '../src/errors/api-error.js'
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../src/errors/problem.js'
 import { describeIssues, requestIssues, type ValidationFailure } from '../src/errors/request-issues.js'
+import { knownFieldsAt } from '../src/errors/schema-keys.js'
 
 /**
  * 503s that are answers, not faults: a full instance or a drain refuses by design
@@ -44,8 +46,13 @@ function toApiError(error: FastifyError, maxBodyBytes: number, request: FastifyR
   if (isApiError(error)) return error
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'request'
-    const data = (request as unknown as Record<string, unknown>)[where]
-    const issues = requestIssues(where, error.validation as ValidationFailure[], data)
+    // fastify names the part `querystring` and keeps it as `request.query`.
+    const part = where === 'querystring' ? 'query' : where
+    const data = (request as unknown as Record<string, unknown>)[part]
+    const schema = (request.routeOptions.schema as Record<string, ZodType | undefined> | undefined)?.[where]
+    const issues = requestIssues(where, error.validation as ValidationFailure[], data, (path) =>
+      knownFieldsAt(schema, path),
+    )
     return new ApiError('invalid_request', describeIssues(issues), { issues })
   }
   if (isResponseSerializationError(error))

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 
 /** One measured figure of the bench report (bench/results/latest.json) and how to print it. */
 export type Goal = { atLeast?: number; atMost?: number }
@@ -40,4 +40,52 @@ function printFigures(figures: readonly Figure[]): void {
     const verdict = figure.met === undefined ? '' : figure.met ? '  met' : '  NOT MET'
     console.log(`${figure.name}: ${round(figure.value)} ${figure.unit}${against}${ratio}${verdict}`)
   }
+}
+
+/** The whole report `npm run bench` writes to bench/results/latest.json. */
+export type BenchReport = {
+  date: string
+  node: string
+  machine: { cpu: string; cores: number; memoryGb: number; platform: string; loadAverage: number[] }
+  options: { duration: number; soakSeconds: number; note: string }
+  figures: Figure[]
+}
+
+/** The report as the markdown table docs/performance.md shows. */
+export function renderBenchTable(report: BenchReport): string {
+  const cell = (value: number | undefined, unit = '') => (value === undefined ? '' : `${value}${unit}`)
+  const goal = (figure: Figure) =>
+    figure.goal?.atLeast !== undefined
+      ? `≥ ${figure.goal.atLeast}`
+      : figure.goal?.atMost !== undefined
+        ? `≤ ${figure.goal.atMost}`
+        : ''
+  const lines = [
+    `${report.machine.cpu}, ${report.machine.cores} cores, node ${report.node}, ${report.date.slice(0, 10)}; ${report.options.note}`,
+    '',
+    '| Figure | Measured | Baseline | Ratio | Goal | Met |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...report.figures.map(
+      (figure) =>
+        `| ${figure.name} | ${figure.value} ${figure.unit} | ${cell(figure.baseline)}${figure.baselineName ? ` (${figure.baselineName})` : ''} | ${cell(figure.ratio, '×')} | ${goal(figure)} | ${figure.met === undefined ? '' : figure.met ? 'yes' : '**no**'} |`,
+    ),
+  ]
+  return lines.join('\n')
+}
+
+const TABLE_START = '<!-- bench-table: written by npm run bench from bench/results/latest.json -->'
+const TABLE_END = '<!-- /bench-table -->'
+
+/** `document` with the text between the table markers replaced by `table`. */
+export function withBenchTable(document: string, table: string): string {
+  const start = document.indexOf(TABLE_START)
+  const end = document.indexOf(TABLE_END)
+  if (start === -1 || end < start) throw new Error(`the bench table markers are missing: ${TABLE_START}`)
+  return `${document.slice(0, start + TABLE_START.length)}\n${table}\n${document.slice(end)}`
+}
+
+/** Writes the report's table into docs/performance.md, the one place the docs show figures. */
+export function writePerformanceTable(report: BenchReport): void {
+  const file = new URL('../../docs/performance.md', import.meta.url)
+  writeFileSync(file, withBenchTable(readFileSync(file, 'utf8'), renderBenchTable(report)))
 }

@@ -34,14 +34,25 @@ export function hostName(header: string): string {
 }
 
 /**
+ * A page the service itself served (the API docs' "Try it out", the console) sends its own origin:
+ * the scheme with the request's own Host. A rebinding page sends its own Host too, which the Host
+ * check refuses first; elsewhere the page holds no key, as no credential is ambient
+ * (docs/adr/0281-same-origin-requests-pass-the-origin-guard.md).
+ */
+function isSameOrigin(origin: string, host: string | undefined): boolean {
+  if (host === undefined) return false
+  return origin === normalizeOrigin(`http://${host}`) || origin === normalizeOrigin(`https://${host}`)
+}
+
+/**
  * The browser defence (docs/adr/0100-host-and-origin-checks.md), decided from two headers: a web
  * page can make the operator's browser reach a loopback service, by DNS rebinding (a foreign Host)
  * or by a cross-site request or WebSocket (a foreign Origin). Returns the refusal, or undefined.
  *
  * - Host is checked when the service binds a loopback address or the operator lists names; a
  *   request without Host comes from no browser and passes.
- * - Origin is checked always: a request that carries one must carry an allowlisted one. Backends
- *   send none, so the allowlist is empty by default.
+ * - Origin is checked always: a request that carries one must carry the service's own origin or an
+ *   allowlisted one. Backends send none, so the allowlist is empty by default.
  */
 export function createRequestOriginPolicy(options: RequestOriginOptions) {
   const allowedHosts = new Set(options.allowedHosts.map((name) => name.toLowerCase()))
@@ -71,7 +82,7 @@ export function createRequestOriginPolicy(options: RequestOriginOptions) {
     }
     if (headers.origin !== undefined) {
       const origin = normalizeOrigin(headers.origin)
-      if (origin === undefined || !allowedOrigins.has(origin)) {
+      if (origin === undefined || !(allowedOrigins.has(origin) || isSameOrigin(origin, headers.host))) {
         return new ApiError(
           'origin_forbidden',
           `Origin ${JSON.stringify(headers.origin)} is not listed in TOOLEXEC_ALLOWED_ORIGINS`,

@@ -1,3 +1,5 @@
+import { didYouMean } from './did-you-mean.js'
+
 /** One validation problem: where (the request part and a JSON pointer into it) and what. */
 export type RequestIssue = { location: string; pointer: string; message: string }
 
@@ -13,10 +15,16 @@ export type ValidationFailure = {
  * Validation failures in plain words, each with a JSON pointer into the part of the request it
  * is about. Zod's own texts name its internals ("expected nonoptional"); a client needs to know
  * which field is missing, wrong or unknown, and the usual slip — the tool input sent as
- * `arguments`, as other APIs call it — is named (docs/adr/0134-validation-problems-list-issues.md).
+ * `arguments`, as other APIs call it — is named, and an unknown field gets the nearest known one
+ * (docs/adr/0134-validation-problems-list-issues.md, docs/adr/0283-did-you-mean.md).
  */
-export function requestIssues(location: string, failures: readonly ValidationFailure[], data: unknown): RequestIssue[] {
-  return failures.flatMap((failure) => {
+export function requestIssues(
+  location: string,
+  failures: readonly ValidationFailure[],
+  data: unknown,
+  knownFields: (path: readonly string[]) => readonly string[] = () => [],
+): RequestIssue[] {
+  const issues = failures.flatMap((failure) => {
     const path = failure.instancePath
       .split('/')
       .slice(1)
@@ -28,7 +36,7 @@ export function requestIssues(location: string, failures: readonly ValidationFai
     })
     if (failure.keyword === 'unrecognized_keys') {
       const keys = Array.isArray(failure.params.keys) ? failure.params.keys.map(String) : []
-      return keys.map((key) => issue([...path, key], unknownKeyMessage(key)))
+      return keys.map((key) => issue([...path, key], unknownKeyMessage(key, knownFields(path))))
     }
     if (failure.keyword === 'invalid_type') {
       const parent = valueAt(data, path.slice(0, -1))
@@ -41,10 +49,19 @@ export function requestIssues(location: string, failures: readonly ValidationFai
         return [issue(path, `\`${key}\` is required${hint?.text ?? ''}`)]
       }
       const expected = String(failure.params.expected)
-      return [issue(path, `must be ${article(expected)} ${expected}, not ${jsonTypeOf(valueAt(data, path))}`)]
+      const value = valueAt(data, path)
+      // A query value is always text: show it, `after=abc` is clearer than "not a string".
+      const given = location === 'querystring' ? JSON.stringify(value) : jsonTypeOf(value)
+      return [{ ...issue(path, `must be ${article(expected)} ${expected}, not ${given}`), wrongType: true }]
     }
     return [issue(path, failure.message)]
   })
+  // A value of the wrong type also fails the checks of the type it should have been ("Too big:
+  // expected string to have <=2 characters" for an array sent as a string): only the type counts.
+  const wrongType = new Set(issues.filter((each) => 'wrongType' in each).map((each) => each.pointer))
+  return issues
+    .filter((each) => 'wrongType' in each || !wrongType.has(each.pointer))
+    .map(({ location: where, pointer, message }) => ({ location: where, pointer, message }))
 }
 
 /** `body.tool_uses.0.input: …; …`, the text form for the problem's `detail`. */
@@ -64,9 +81,10 @@ const MISSING_FIELD_HINTS = [
   },
 ]
 
-function unknownKeyMessage(key: string): string {
+function unknownKeyMessage(key: string, known: readonly string[]): string {
   if (key === 'arguments') return 'unknown field `arguments`: the tool input goes in `input`'
-  return `unknown field \`${key}\``
+  const meant = didYouMean(key, known)
+  return meant === undefined ? `unknown field \`${key}\`` : `unknown field \`${key}\`: did you mean \`${meant}\`?`
 }
 
 function valueAt(data: unknown, path: readonly string[]): unknown {

@@ -11,11 +11,17 @@ import { isCallConcurrencySafe, type TrackedCall } from './tracked-call.js'
  */
 export function admitCall(call: TrackedCall, tools: Tools): string | undefined {
   const tool = findToolByName(tools, call.block.name)
-  if (!tool) return noSuchToolMessage(call.block.name)
+  if (!tool) return noSuchToolMessage(call.block.name, sameNameInAnotherCase(tools, call.block.name))
   call.tool = tool
   const parsed = parseToolInput(tool, call.block.input)
   if (!parsed.ok) return parsed.message
   call.parsedInput = parsed.data
   call.safe = isCallConcurrencySafe(tool, parsed.data)
   return undefined
+}
+
+/** `bash` for `Bash`: the slip a developer otherwise finds only in the model's next turn. */
+function sameNameInAnotherCase(tools: Tools, name: string): string | undefined {
+  const lower = name.toLowerCase()
+  return tools.find((tool) => tool.name.toLowerCase() === lower)?.name
 }

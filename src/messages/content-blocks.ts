@@ -18,8 +18,15 @@ const ImageBlockSchema = z.object({
 })
 export type ImageBlock = z.infer<typeof ImageBlockSchema>
 
+/**
+ * Loads a deferred tool (`defer_loading: true`) into the model's context: the Messages API expands
+ * it into the tool's definition. ToolSearch answers with these, as Claude Code's does.
+ */
+const ToolReferenceBlockSchema = z.object({ type: z.literal('tool_reference'), tool_name: z.string() })
+export type ToolReferenceBlock = z.infer<typeof ToolReferenceBlockSchema>
+
 /** Content a tool_result may carry besides a plain string. */
-export type ResultContentBlock = TextBlock | ImageBlock
+export type ResultContentBlock = TextBlock | ImageBlock | ToolReferenceBlock
 
 export type ToolResultContent = string | ResultContentBlock[]
 
@@ -34,7 +41,10 @@ export type ToolUseBlock = z.infer<typeof ToolUseBlockSchema>
 export const ToolResultBlockSchema = z.object({
   type: z.literal('tool_result'),
   tool_use_id: z.string(),
-  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema]))]),
+  content: z.union([
+    z.string(),
+    z.array(z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema, ToolReferenceBlockSchema])),
+  ]),
   is_error: z.literal(true).optional(),
 })
 export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>

@@ -5,7 +5,13 @@
 
 export const wrapToolUseError = (message: string): string => `<tool_use_error>${message}</tool_use_error>`
 
-export const noSuchToolMessage = (name: string): string => wrapToolUseError(`Error: No such tool available: ${name}`)
+/** `meant`: a tool of the pool whose name differs only in case, named so the model can correct itself. */
+export const noSuchToolMessage = (name: string, meant?: string): string =>
+  wrapToolUseError(
+    meant === undefined
+      ? `Error: No such tool available: ${name}`
+      : `Error: No such tool available: ${name}. Tool names are case-sensitive: did you mean ${meant}?`,
+  )
 
 export const pipelineFaultMessage = (name: string, message: string): string =>
   wrapToolUseError(`Error calling tool (${name}): ${message}`)

@@ -1,5 +1,5 @@
 // Pins the Host and Origin decision (docs/adr/0100-host-and-origin-checks.md): which Host names
-// pass on a loopback and on a public bind, that only allowlisted origins pass, and that the kept
+// pass on a loopback and on a public bind, that only the service's own and allowlisted origins pass, and that the kept
 // Host verdicts never change an answer, however many Host values arrive.
 import { describe, expect, it } from 'vitest'
 import { createRequestOriginPolicy, hostName, normalizeOrigin } from '../../src/auth/request-origin-policy.js'
@@ -47,7 +47,20 @@ describe('createRequestOriginPolicy', () => {
     for (const origin of ['http://app.example', 'https://app.example:8443', 'null', 'file://', 'http://localhost:8080'])
       expect(codeOf(loopback, 'localhost', origin), origin).toBe('origin_forbidden')
     const none = createRequestOriginPolicy({ bindHost: '0.0.0.0', allowedHosts: [], allowedOrigins: [] })
-    expect(codeOf(none, 'api.example', 'https://api.example')).toBe('origin_forbidden')
+    expect(codeOf(none, 'api.example', 'https://other.example')).toBe('origin_forbidden')
+  })
+
+  it("accepts the service's own origin (its pages), never a rebinding page's", () => {
+    expect(codeOf(loopback, '127.0.0.1:8080', 'http://127.0.0.1:8080')).toBeUndefined()
+    expect(codeOf(loopback, 'LOCALHOST:8080', 'http://localhost:8080')).toBeUndefined()
+    expect(codeOf(loopback, 'localhost:443', 'https://localhost')).toBeUndefined()
+    // Another port on the same machine is another origin.
+    expect(codeOf(loopback, '127.0.0.1:8080', 'http://127.0.0.1:3000')).toBe('origin_forbidden')
+    expect(codeOf(loopback, undefined, 'http://127.0.0.1:8080')).toBe('origin_forbidden')
+    // DNS rebinding: the page's own name arrives as Host and origin alike; the Host check refuses it.
+    expect(codeOf(loopback, 'evil.example:8080', 'http://evil.example:8080')).toBe('host_forbidden')
+    const none = createRequestOriginPolicy({ bindHost: '0.0.0.0', allowedHosts: [], allowedOrigins: [] })
+    expect(codeOf(none, 'api.example', 'https://api.example')).toBeUndefined()
   })
 })
 

@@ -34,15 +34,16 @@ describe.skipIf(sandbox.sandbox !== 'bwrap')(`Bash and blobs over real HTTP (${s
       },
     })
   })
-  // Closing drains like a shutdown (docs/adr/0037-graceful-shutdown.md): on a loaded 2-core CI
-  // machine that took over the default 20 s hook timeout once, so it gets the drain's own bound.
+  // Closing drains like a shutdown (docs/adr/0037-graceful-shutdown.md). It once hung here for
+  // the 72 s keep-alive timeout: a blob download ended after close began
+  // (docs/adr/0280-connections-idle-after-close-began-close-at-once.md).
   afterAll(async () => {
     await server.close()
     for (const [name, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[name]
       else process.env[name] = value
     }
-  }, 60_000)
+  })
 
   const post = async (tenant: string, route: string, body: unknown) => {
     const response = await fetch(`${server.baseUrl}${route}`, {

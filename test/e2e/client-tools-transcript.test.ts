@@ -188,6 +188,8 @@ describe('the Messages API client tools over HTTP', () => {
       }),
     })
     const body = (await response.json()) as { results: Result[] }
-    expect(body.results[0]?.content).toBe('<tool_use_error>Error: No such tool available: bash</tool_use_error>')
+    expect(body.results[0]?.content).toBe(
+      '<tool_use_error>Error: No such tool available: bash. Tool names are case-sensitive: did you mean Bash?</tool_use_error>',
+    )
   })
 })

@@ -1,6 +1,7 @@
 // Pins the browser defence on a listening server (docs/security.md#web-pages-host-and-origin): a
-// Host that is not a loopback name and an Origin not on the allowlist are refused with a 403
-// problem on every route, /mcp and both WebSockets included; no Origin and an allowed one pass.
+// Host that is not a loopback name and an Origin neither the service's own nor on the allowlist
+// are refused with a 403 problem on every route, /mcp and both WebSockets included; no Origin,
+// the service's own and an allowed one pass.
 import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { startTestServer } from '../helpers/start-test-server.js'
@@ -117,6 +118,20 @@ describe('Host and Origin over real HTTP and WebSockets', () => {
     await stream.opened
     stream.socket.close()
     await stream.closed
+  })
+
+  it("passes the service's own pages on a default install: Try it out in /docs, and its WebSockets", async () => {
+    const { call, baseUrl, wsUrl } = await setup({})
+    const own = { origin: baseUrl }
+    expect((await call('/v1/runs', { headers: own, body: echo })).status).toBe(200)
+    expect((await call('/v1/sessions', { headers: own, body: {} })).status).toBe(201)
+    const stream = connect(`${wsUrl}/v1/stream`, own)
+    await stream.opened
+    stream.socket.close()
+    await stream.closed
+    // The same machine on another port is another origin.
+    const otherPort = baseUrl.replace(/:\d+$/, ':1')
+    expect(problemCode(await call('/v1/runs', { headers: { origin: otherPort }, body: echo }))).toBe('origin_forbidden')
   })
 
   it('allows requests without an Origin and from an allowlisted one', async () => {

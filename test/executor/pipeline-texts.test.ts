@@ -41,6 +41,13 @@ describe('error texts', () => {
     })
   })
 
+  it('unknown tool whose name differs only in case: names the tool it most likely meant', async () => {
+    const run = await startRun([tool()], [block('x', 'probe', {})])
+    expect(contentOf(await run.done(), 'x')).toBe(
+      '<tool_use_error>Error: No such tool available: probe. Tool names are case-sensitive: did you mean Probe?</tool_use_error>',
+    )
+  })
+
   it('finds tools by alias', async () => {
     const run = await startRun([tool({ aliases: ['OldProbe'] })], [block('x', 'OldProbe', { value: 'via alias' })])
     expect(contentOf(await run.done(), 'x')).toBe('via alias')

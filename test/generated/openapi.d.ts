@@ -626,6 +626,10 @@ export interface components {
                 };
                 /** @constant */
                 type: "image";
+            } | {
+                tool_name: string;
+                /** @constant */
+                type: "tool_reference";
             })[];
             /** @constant */
             is_error?: true;

@@ -1,5 +1,6 @@
 // Pins validation problems: an `errors` list (location, JSON pointer, message) beside a plain
-// `detail` (no zod internals), the `arguments` slip named, and /v1/stream frames held to the same
+// `detail` (no zod internals), the `arguments` slip named, unknown fields given the nearest known
+// one, a query value shown as sent, one problem per field, and /v1/stream frames held to the same
 // rules: unknown run.start keys refused, a bare tool_use frame told how to wrap it.
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/build-test-app.js'
@@ -23,12 +24,55 @@ describe('validation problems', () => {
         message: '`input` is required (the tool input goes in `input`, not `arguments`)',
       },
       { location: 'body', pointer: '/wait', message: 'must be a boolean, not a string' },
-      { location: 'body', pointer: '/wiat', message: 'unknown field `wiat`' },
+      { location: 'body', pointer: '/wiat', message: 'unknown field `wiat`: did you mean `wait`?' },
     ])
     expect(problem.detail).toBe(
       'body.tool_uses.0.input: `input` is required (the tool input goes in `input`, not `arguments`); ' +
-        'body.wait: must be a boolean, not a string; body.wiat: unknown field `wiat`',
+        'body.wait: must be a boolean, not a string; body.wiat: unknown field `wiat`: did you mean `wait`?',
     )
+  })
+
+  it('names the field an unknown one most likely meant, nested ones too', async () => {
+    const { app } = await buildTestApp()
+    const response = await app.inject({
+      method: 'POST',
+      url: '/v1/runs',
+      payload: { toolUses: [], messages: [], timeout: 5, tool_uses: [] },
+    })
+    expect(response.json().errors.map((issue: { message: string }) => issue.message)).toEqual([
+      'unknown field `toolUses`: did you mean `tool_uses`?',
+      'unknown field `messages`: did you mean `message`?',
+      'unknown field `timeout`: did you mean `timeout_ms`?',
+    ])
+    const nested = await app.inject({
+      method: 'POST',
+      url: '/v1/sessions',
+      payload: { permissions: { alow: [] }, zzzz: 1 },
+    })
+    expect(nested.json().errors).toEqual([
+      { location: 'body', pointer: '/permissions/alow', message: 'unknown field `alow`: did you mean `allow`?' },
+      { location: 'body', pointer: '/zzzz', message: 'unknown field `zzzz`' },
+    ])
+  })
+
+  it('shows a query value as sent, and gives a field of the wrong type one problem', async () => {
+    const { app } = await buildTestApp()
+    const run = await app.inject({
+      method: 'POST',
+      url: '/v1/runs',
+      payload: { wait: false, tool_uses: [{ type: 'tool_use', id: 'a', name: 'Missing', input: {} }] },
+    })
+    const events = await app.inject({
+      method: 'GET',
+      url: `/v1/runs/${run.json().run_id}/events?after=abc`,
+      headers: { accept: 'text/event-stream' },
+    })
+    expect(events.statusCode).toBe(400)
+    expect(events.json().detail).toBe('querystring.after: must be a number, not "abc"')
+    const session = await app.inject({ method: 'POST', url: '/v1/sessions', payload: { toolsets: 'anthropic_client' } })
+    expect(session.json().errors).toEqual([
+      { location: 'body', pointer: '/toolsets', message: 'must be an array, not a string' },
+    ])
   })
 
   it('checks tool_use blocks inside a message the same way', async () => {

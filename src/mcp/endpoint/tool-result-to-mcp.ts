@@ -31,7 +31,10 @@ export function toMcpProgress(data: unknown, count: number): McpProgressParams {
   return { progress: count, message: text.length > MAX_PROGRESS_MESSAGE ? text.slice(-MAX_PROGRESS_MESSAGE) : text }
 }
 
-/** A tool_result block as an MCP `tools/call` result: text and images map one to one. */
+/**
+ * A tool_result block as an MCP `tools/call` result: text and images map one to one; MCP has no
+ * tool reference, so a loaded tool is named in text.
+ */
 export function toolResultToMcp(result: ToolResultBlock): CallToolResult {
   const content: CallToolResult['content'] =
     typeof result.content === 'string'
@@ -39,7 +42,9 @@ export function toolResultToMcp(result: ToolResultBlock): CallToolResult {
       : result.content.map((block) =>
           block.type === 'text'
             ? { type: 'text', text: block.text }
-            : { type: 'image', data: block.source.data, mimeType: block.source.media_type },
+            : block.type === 'image'
+              ? { type: 'image', data: block.source.data, mimeType: block.source.media_type }
+              : { type: 'text', text: `Tool loaded: ${block.tool_name}` },
         )
   return result.is_error ? { content, isError: true } : { content }
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { buildTool } from '../../tool/build-tool.js'
-import { isDeferred, toApiToolDefinition } from '../../tool/to-api-definition.js'
+import { isDeferred } from '../../tool/to-api-definition.js'
 import { searchTools } from './search-tools.js'
 
 const TOOL_SEARCH_TOOL_NAME = 'ToolSearch'
@@ -20,11 +20,11 @@ const ToolSearchInputSchema = z.strictObject({
 })
 export type ToolSearchInput = z.infer<typeof ToolSearchInputSchema>
 
-/** Full API definitions of the deferred tools found. */
+/** The deferred tools found, by name: the result loads them (the API supplies their definitions). */
 export type ToolSearchOutput = {
   query: string
   totalDeferredTools: number
-  tools: { name: string; description: string; input_schema: { type: 'object'; [key: string]: unknown } }[]
+  tools: string[]
 }
 
 const PROMPT = `Finds deferred tools and returns their full definitions so you can call them.
@@ -32,7 +32,7 @@ const PROMPT = `Finds deferred tools and returns their full definitions so you c
 Some tools (for example those of MCP servers) are listed by name only until loaded. Search them:
 - by keywords describing the capability: "slack message", "github issue" (a leading + makes a word required: "+github create");
 - by exact name: "select:mcp__github__create_issue,mcp__slack__post".
-The result is a JSON list of {name, description, input_schema}. Once a tool is returned you may call it like any other tool.`
+Each tool found is loaded with its full definition. Once a tool is returned you may call it like any other tool.`
 
 export const ToolSearchTool = buildTool({
   name: TOOL_SEARCH_TOOL_NAME,
@@ -52,13 +52,11 @@ export const ToolSearchTool = buildTool({
       input.max_results ?? TOOL_SEARCH_DEFAULT_MAX_RESULTS,
       (tool) => tool.prompt(options),
     )
-    const tools = await Promise.all(
-      found.map(async (tool) => {
-        const { name, description, input_schema } = await toApiToolDefinition(tool, options)
-        return { name, description, input_schema }
-      }),
-    )
-    const data: ToolSearchOutput = { query: input.query, totalDeferredTools: deferred.length, tools }
+    const data: ToolSearchOutput = {
+      query: input.query,
+      totalDeferredTools: deferred.length,
+      tools: found.map((tool) => tool.name),
+    }
     return { data }
   },
   mapToolResult(data: ToolSearchOutput) {
@@ -67,6 +65,8 @@ export const ToolSearchTool = buildTool({
         content: `No deferred tools match "${data.query}" (${data.totalDeferredTools} deferred tools available). Try other keywords or select:Name.`,
       }
     }
-    return { content: JSON.stringify(data.tools, null, 2) }
+    // The API loads a deferred tool only from a tool_reference block in a tool result, and only
+    // when the result holds nothing else (docs/adr/0282-tool-search-answers-with-tool-references.md).
+    return { content: data.tools.map((name) => ({ type: 'tool_reference' as const, tool_name: name })) }
   },
 })

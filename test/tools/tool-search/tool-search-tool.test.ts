@@ -1,4 +1,5 @@
-// Pins ToolSearch: only deferred tools are found, by keywords or `select:`, returned as full API definitions.
+// Pins ToolSearch: only deferred tools are found, by keywords or `select:`, and the result loads
+// them as `tool_reference` blocks, the one form the Messages API loads a deferred tool from.
 
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -44,40 +45,27 @@ async function search(input: object): Promise<ToolSearchOutput> {
 describe('ToolSearch', () => {
   it('finds deferred tools by keyword, never loaded or always-loaded ones', async () => {
     const found = await search({ query: 'message' })
-    expect(found.tools.map((tool) => tool.name)).toEqual(['mcp__slack__post_message'])
+    expect(found.tools).toEqual(['mcp__slack__post_message'])
     expect(found.totalDeferredTools).toBe(3)
   })
 
   it('ranks name matches first and honours required terms and max_results', async () => {
-    expect((await search({ query: 'github issue' })).tools.map((tool) => tool.name)).toEqual([
+    expect((await search({ query: 'github issue' })).tools).toEqual([
       'mcp__github__create_issue',
       'mcp__github__list_issues',
     ])
-    expect((await search({ query: '+create issue' })).tools.map((tool) => tool.name)).toEqual([
-      'mcp__github__create_issue',
-    ])
-    expect((await search({ query: 'bug ticket' })).tools.map((tool) => tool.name)).toEqual([
-      'mcp__github__create_issue',
-    ])
+    expect((await search({ query: '+create issue' })).tools).toEqual(['mcp__github__create_issue'])
+    expect((await search({ query: 'bug ticket' })).tools).toEqual(['mcp__github__create_issue'])
     expect((await search({ query: 'issue', max_results: 1 })).tools).toHaveLength(1)
   })
 
-  it('selects exact names and returns full API definitions', async () => {
+  it('selects exact names, in order, and answers with one tool_reference block per tool', async () => {
     const found = await search({ query: 'select:mcp__github__list_issues,mcp__slack__post_message,Missing' })
-    expect(found.tools).toEqual([
-      {
-        name: 'mcp__github__list_issues',
-        description: 'List issues of a repository',
-        input_schema: { type: 'object', properties: { repo: { type: 'string' } } },
-      },
-      {
-        name: 'mcp__slack__post_message',
-        description: 'Post a message to a Slack channel',
-        input_schema: expect.objectContaining({ type: 'object', required: ['text'], additionalProperties: false }),
-      },
+    expect(found.tools).toEqual(['mcp__github__list_issues', 'mcp__slack__post_message'])
+    expect(ToolSearchTool.mapToolResult(found).content).toEqual([
+      { type: 'tool_reference', tool_name: 'mcp__github__list_issues' },
+      { type: 'tool_reference', tool_name: 'mcp__slack__post_message' },
     ])
-    const text = ToolSearchTool.mapToolResult(found).content as string
-    expect(JSON.parse(text)).toHaveLength(2)
   })
 
   it('says so when nothing matches', async () => {
