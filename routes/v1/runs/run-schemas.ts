@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { RunStatusSchema } from '../../../src/events/run-event.js'
-import { RunRequestOptionsShape } from '../../../src/runs/run-request-options.js'
+import { RunRequestOptionsShape } from '../../../src/runs/run-request.js'
 import {
   CANCEL_RUN_EXAMPLES,
   CREATE_RUN_EXAMPLES,

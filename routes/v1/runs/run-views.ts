@@ -1,5 +1,5 @@
 import type { BlobInfo } from '../../../src/results/blob-store.js'
-import type { OpenPermissionRequest } from '../../../src/runs/open-permission-requests.js'
+import type { OpenPermissionRequest } from '../../../src/runs/control/open-permission-requests.js'
 import type { RunRecord } from '../../../src/stores/run-store.js'
 
 export const eventsUrl = (runId: string) => `/v1/runs/${runId}/events`

@@ -1,10 +1,10 @@
-import { ApiError } from '../errors/api-error.js'
-import type { RunEvent } from '../events/run-event.js'
-import type { Logger } from '../logging/logger.js'
-import { applyControlFrame } from './control-frame.js'
-import type { LiveRun } from './live-run.js'
-import { checkBlocks, type InputLimits } from './run-input.js'
-import type { RunManager } from './run-manager.js'
+import { ApiError } from '../../errors/api-error.js'
+import type { RunEvent } from '../../events/run-event.js'
+import type { Logger } from '../../logging/logger.js'
+import { applyControlFrame } from '../control/control-frame.js'
+import type { LiveRun } from '../live-run.js'
+import type { RunManager } from '../run-manager.js'
+import { checkBlocks, type InputLimits, requestFromStreamStart } from '../run-request.js'
 import { type AssemblerAction, createStreamEventAssembler } from './stream-event-assembler.js'
 import type { StreamFrame } from './stream-frame.js'
 
@@ -36,16 +36,10 @@ export function createStreamInput(options: StreamInputOptions) {
 
   async function start(frame: Extract<StreamFrame, { type: 'run.start' }>): Promise<void> {
     if (run) throw new ApiError('stream_already_started', 'This connection already started its run')
-    const { type: _type, session_id, ...runOptions } = frame
-    const handle = await runManager.start({
-      tenant,
-      ...(session_id === undefined ? {} : { sessionId: session_id }),
-      mode: 'stream',
-      input: { blocks: [], refusals: new Map(), parentMessage: { role: 'assistant', content, stop_reason: null } },
-      options: runOptions,
-      logger: options.logger,
-    })
-    run = handle.live!
+    const handle = await runManager.start(requestFromStreamStart(frame, { tenant, logger: options.logger }, content))
+    // A stream start carries no Idempotency-Key, so its run always starts here.
+    if (handle.kind !== 'started') throw new Error(`run.start replayed run ${handle.runId}`)
+    run = handle.live
     const started = run
     started.onEndInput(() => endInput(started))
     const stop = await runManager.subscribe(tenant, run.runId, 0, options.send)

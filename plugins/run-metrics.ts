@@ -2,13 +2,18 @@ import fp from 'fastify-plugin'
 import { Counter, Gauge } from 'prom-client'
 
 /**
- * Gauges and counters read from the admission caps and the blob store's health when scraped
- * (docs/adr/0120-admission-control.md). Separate from the metrics plugin, which registers before
- * the blob store and run manager so they can count into it; these read them, so they come after.
+ * What runs tell the metrics: every stored run event, tool names labelled only when the tool pool
+ * knows them, and the gauges and counters read from the admission caps and the blob store's health
+ * when scraped (docs/adr/0120-admission-control.md). Separate from the metrics plugin, which
+ * registers before the blob store and run manager so they can count into it; this reads them, so
+ * it comes after and says so.
  */
-export const capacityMetricsPlugin = fp(
+export const runMetricsPlugin = fp(
   async (app) => {
-    const { admission, metrics } = app
+    const { admission, metrics, runManager, toolPool } = app
+    metrics.knowTools((name) => toolPool.isKnownTool(name))
+    const stop = runManager.onEvent((event) => metrics.observe(event))
+    app.addHook('onClose', async () => stop())
     new Counter({
       name: 'toolexec_admission_refused_total',
       help: 'Runs refused at admission: tenant (429, over its share) or instance (503, full)',
@@ -40,5 +45,5 @@ export const capacityMetricsPlugin = fp(
       },
     })
   },
-  { name: 'capacity-metrics', dependencies: ['metrics', 'run-manager', 'blob-store'] },
+  { name: 'run-metrics', dependencies: ['metrics', 'tool-pool', 'run-manager', 'blob-store'] },
 )

@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { ToolUseBlockSchema } from '../messages/content-blocks.js'
-import { PermissionResponseFrameSchema, RunCancelFrameSchema } from './control-frame.js'
-import { RunRequestOptionsShape } from './run-request-options.js'
+import { ToolUseBlockSchema } from '../../messages/content-blocks.js'
+import { PermissionResponseFrameSchema, RunCancelFrameSchema } from '../control/control-frame.js'
+import { RunRequestOptionsShape } from '../run-request.js'
 
 const index = z.number().int().min(0)
 const LooseBlockSchema = z.looseObject({ type: z.string() })

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../events/run-event.js'
+import type { RunEvent } from '../../events/run-event.js'
 
 /** A permission ask that is still waiting for an answer, as GET /v1/runs/{run_id} lists it. */
 export type OpenPermissionRequest = Omit<

@@ -1,5 +1,5 @@
-import type { ToolUseBlock } from '../messages/content-blocks.js'
-import { exceedsJsonDepth, jsonDepthMessage } from '../messages/json-nesting-depth.js'
+import type { ToolUseBlock } from '../../messages/content-blocks.js'
+import { exceedsJsonDepth, jsonDepthMessage } from '../../messages/json-nesting-depth.js'
 
 /** The Messages API stream events the assembler understands (others are ignored). */
 export type MessageStreamEvent =

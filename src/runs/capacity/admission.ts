@@ -1,4 +1,4 @@
-import { ApiError } from '../errors/api-error.js'
+import { ApiError } from '../../errors/api-error.js'
 
 export type AdmissionLimits = {
   /** Runs not yet completed, on the whole instance and per tenant. */

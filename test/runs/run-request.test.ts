@@ -1,11 +1,19 @@
 // Pins how a request becomes blocks: picking tool_use blocks from a message, refusing the last one
 // after max_tokens, and the checks that turn into 4xx (none, duplicates, counts, sizes); plus the
-// request fingerprint Idempotency-Key compares.
+// request fingerprint Idempotency-Key compares; and that the three entrances (POST body, run.start
+// frame, MCP call) build their run request in one place, the same way.
 import { describe, expect, it } from 'vitest'
-import { runFingerprint } from '../../src/runs/run-fingerprint.js'
-import { checkBlocks, prepareRunInput } from '../../src/runs/run-input.js'
-import { permissionTimeoutOf, runOptionsOf } from '../../src/runs/run-request-options.js'
-import { MAX_TOKENS_REASON } from '../../src/runs/stream-event-assembler.js'
+import {
+  checkBlocks,
+  permissionTimeoutOf,
+  prepareRunInput,
+  requestFromBody,
+  requestFromMcpCall,
+  requestFromStreamStart,
+  runFingerprint,
+  runOptionsOf,
+} from '../../src/runs/run-request.js'
+import { MAX_TOKENS_REASON } from '../../src/runs/stream/stream-event-assembler.js'
 
 const limits = { maxBlocksPerRun: 3, maxInputBytes: 100 }
 const block = (id: string, input: unknown = {}) => ({ type: 'tool_use' as const, id, name: 'Echo', input })
@@ -74,5 +82,36 @@ describe('runOptionsOf and permissionTimeoutOf', () => {
     expect(permissionTimeoutOf('wait', { permission_timeout_ms: 10 }, operator)).toBe(10)
     expect(permissionTimeoutOf('async', {}, operator)).toBe(60_000)
     expect(permissionTimeoutOf('stream', { permission_timeout_ms: 0 }, operator)).toBe(0)
+  })
+})
+
+describe('the run request of each entrance', () => {
+  it('maps a POST body: wait picks the mode, options pass through, the key is bound to the whole body', () => {
+    const body = { wait: true, session_id: 'ses_1', tool_uses: [block('a')], max_concurrency: 2 }
+    const request = requestFromBody(body, { tenant: 't', idempotencyKey: 'k' }, limits)
+    expect(request).toMatchObject({ tenant: 't', sessionId: 'ses_1', mode: 'wait', options: { max_concurrency: 2 } })
+    expect(request.input.blocks).toEqual([block('a')])
+    expect(request.idempotency).toEqual({ key: 'k', fingerprint: runFingerprint(body) })
+    const plain = requestFromBody({ tool_uses: [block('a')] }, { tenant: 't' }, limits)
+    expect(plain.mode).toBe('async')
+    expect('idempotency' in plain || 'sessionId' in plain).toBe(false)
+  })
+
+  it('refuses a POST body with no blocks as prepareRunInput does', () => {
+    expect(() => requestFromBody({ tool_uses: [] }, { tenant: 't' }, limits)).toThrow(/no tool_use blocks/)
+  })
+
+  it('opens a stream run with no blocks, streaming into the given content', () => {
+    const content: Array<{ type: string }> = []
+    const request = requestFromStreamStart({ type: 'run.start', timeout_ms: 5000 }, { tenant: 't' }, content)
+    expect(request).toMatchObject({ tenant: 't', mode: 'stream', options: { timeout_ms: 5000 } })
+    expect(request.input.blocks).toEqual([])
+    expect(request.input.parentMessage.content).toBe(content)
+  })
+
+  it('makes an MCP call a one-block wait run in the caller session, with default options', () => {
+    const request = requestFromMcpCall(block('a'), { tenant: 't', sessionId: 'ses_2' }, limits)
+    expect(request).toMatchObject({ tenant: 't', sessionId: 'ses_2', mode: 'wait', options: {} })
+    expect(request.input.blocks).toEqual([block('a')])
   })
 })

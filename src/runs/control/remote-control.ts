@@ -1,5 +1,5 @@
-import type { CancelMode } from '../executor/run-options.js'
-import type { LiveRun } from './live-run.js'
+import type { CancelMode } from '../../executor/run-options.js'
+import type { LiveRun } from '../live-run.js'
 import type { PermissionAnswer } from './permission-broker.js'
 
 /** What one instance asks of the instance executing a run (docs/adr/0111-run-leases.md). */

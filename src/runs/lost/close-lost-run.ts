@@ -1,8 +1,8 @@
-import type { RunEvent } from '../events/run-event.js'
-import { type ToolResultBlock, toolResult } from '../messages/content-blocks.js'
-import { lostExecutorMessage } from '../messages/tool-error-messages.js'
-import type { HeldRun } from '../stores/run-coordination.js'
-import type { Stores } from '../stores/stores.js'
+import type { RunEvent } from '../../events/run-event.js'
+import { type ToolResultBlock, toolResult } from '../../messages/content-blocks.js'
+import { lostExecutorMessage } from '../../messages/tool-error-messages.js'
+import type { HeldRun } from '../../stores/run-coordination.js'
+import type { Stores } from '../../stores/stores.js'
 
 /**
  * Finishes the record of a run whose instance died (docs/adr/0112-what-a-lost-run-says.md):

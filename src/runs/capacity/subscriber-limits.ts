@@ -1,4 +1,4 @@
-import { ApiError } from '../errors/api-error.js'
+import { ApiError } from '../../errors/api-error.js'
 import { RETRY_AFTER_SECONDS } from './admission.js'
 
 export type SubscriberLimitOptions = { maxPerRun: number; maxPerTenant: number }

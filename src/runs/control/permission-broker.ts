@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { RunEventBody } from '../events/run-event.js'
-import type { PermissionPrompter, PermissionAnswer as PromptOutcome } from '../permissions/permission-prompter.js'
+import type { RunEventBody } from '../../events/run-event.js'
+import type { PermissionPrompter, PermissionAnswer as PromptOutcome } from '../../permissions/permission-prompter.js'
 
 /** An approver's answer (the prompter's other outcomes, timeout and no approver, come from here). */
 export type PermissionAnswer = Extract<PromptOutcome, { decision: string }>
