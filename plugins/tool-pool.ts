@@ -36,12 +36,13 @@ export type ToolPoolPluginOptions = {
  */
 export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
   async (app, options) => {
-    const baseTools = dropBashIfUnavailable(options.baseTools ?? getAllBaseTools(), app.sandbox)
+    const allBaseTools = options.baseTools ?? getAllBaseTools()
+    const baseTools = dropBashIfUnavailable(allBaseTools, app.sandbox)
     const extraTools = options.extraTools ?? []
     const clientTools = app.clientTools
     // The session's toolsets, else the operator's, else Claude Code's (docs/adr/0140-toolsets.md).
-    const toolsFor = (toolsets = app.settings.toolsets ?? DEFAULT_TOOLSETS): Tools => [
-      ...(toolsets.includes('claude_code') ? baseTools : []),
+    const toolsFor = (toolsets = app.settings.toolsets ?? DEFAULT_TOOLSETS, base = baseTools): Tools => [
+      ...(toolsets.includes('claude_code') ? base : []),
       ...(toolsets.includes('anthropic_client') ? clientTools : []),
     ]
     const toolPool = createToolPool({
@@ -76,8 +77,10 @@ export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
       permissions: Partial<PermissionsSettings> | undefined,
       toolsets?: readonly Toolset[],
     ) => {
+      // Every tool of its toolsets counts, Bash too where this instance disabled it (no usable
+      // sandbox for several tenants): such a rule is no typo, and matches once Bash is back.
       const pool = [
-        ...toolsFor(toolsets === undefined ? undefined : [...toolsets]),
+        ...toolsFor(toolsets === undefined ? undefined : [...toolsets], allBaseTools),
         ...app.mcpServers.tools(),
         ...extraTools,
       ]
@@ -88,7 +91,7 @@ export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
     // The operator's rules apply to every session, whatever its toolsets: checked against every tool.
     const problems = unmatchableRules(
       app.settings.permissions,
-      [...baseTools, ...clientTools, ...app.mcpServers.tools(), ...extraTools],
+      [...allBaseTools, ...clientTools, ...app.mcpServers.tools(), ...extraTools],
       mcpServers,
     )
     if (problems.length > 0) throw new ConfigError('TOOLEXEC_SETTINGS', describeUnmatchableRules(problems))

@@ -9,6 +9,8 @@ import type { SessionContext } from './session-context.js'
 
 export type RunOutcome = {
   status: 'completed' | 'cancelled'
+  /** Set when the run was cancelled because the service shut down, not by a client. */
+  cancelReason?: 'shutdown'
   /** One per tool_use block, in block order. */
   results: ToolResultBlock[]
   blobs: BlobInfo[]

@@ -94,13 +94,15 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     clearTimeout(runTimer)
     flushGroupModifiers()
     const status = cancelled ? 'cancelled' : 'completed'
+    const shutdown = stopReason?.kind === 'shutdown'
     const outcome: RunOutcome = {
       status,
+      ...(shutdown ? { cancelReason: 'shutdown' as const } : {}),
       results: calls.map((call) => call.result!),
       blobs: yielder.blobs(),
       context: session,
     }
-    sink.finish(outcome, { type: 'run.completed', status })
+    sink.finish(outcome, { type: 'run.completed', status, ...(shutdown ? { cancel_reason: 'shutdown' as const } : {}) })
     resolveFinished(outcome)
   }
 
@@ -276,7 +278,10 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     cancel(mode: CancelMode = 'cancel'): void {
       cancelled = true
       const onlyCancellable = (call: TrackedCall) => call.tool?.interruptBehavior?.() === 'cancel'
-      stopAll({ kind: 'cancel' }, mode === 'interrupt' ? onlyCancellable : undefined)
+      stopAll(
+        mode === 'shutdown' ? { kind: 'shutdown' } : { kind: 'cancel' },
+        mode === 'interrupt' ? onlyCancellable : undefined,
+      )
     },
     results: () => yielder.results(),
     finished: runSpan.context === undefined ? finished : endingRunSpan(finished, runSpan),

@@ -42,6 +42,7 @@ export async function finishRun(
     blobs: outcome.blobs,
     finishedAt: new Date(finishedAt).toISOString(),
     expiresAt: finishedAt + run.runTtlMs,
+    ...(outcome.cancelReason === undefined ? {} : { cancelReason: outcome.cancelReason }),
   }
   // The session is given back even if the record fails.
   const ended = await Promise.allSettled([

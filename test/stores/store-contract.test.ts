@@ -169,6 +169,7 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
       blobs: [],
       finishedAt: '2026-01-01T00:00:01.000Z',
       expiresAt: Date.now() + 60_000,
+      cancelReason: 'shutdown',
     })
     expect(await stores.runs.get('acme', r)).toEqual({
       ...run(r, { mode: 'stream', idempotencyKey: 'k' }),
@@ -177,6 +178,7 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
       results,
       finishedAt: '2026-01-01T00:00:01.000Z',
       expiresAt: expect.any(Number),
+      cancelReason: 'shutdown',
     })
   })
 

@@ -14,6 +14,7 @@ import { redisKeys } from './redis-keys.js'
 const COMPLETE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finishedAt', ARGV[2], 'expiresAt', ARGV[3])
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'cancelReason', ARGV[8]) end
 redis.call('DEL', KEYS[3], KEYS[4])
 local results = cjson.decode(ARGV[6])
 for i = 1, #results do redis.call('RPUSH', KEYS[3], results[i]) end
@@ -96,6 +97,7 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
         blobs: blobs.map((blob) => JSON.parse(blob) as BlobInfo),
         ...(hash.finishedAt === undefined ? {} : { finishedAt: hash.finishedAt }),
         ...(hash.expiresAt === undefined ? {} : { expiresAt: Number(hash.expiresAt) }),
+        ...(hash.cancelReason === 'shutdown' ? { cancelReason: 'shutdown' as const } : {}),
       }
     },
     async appendToolUseId(runId, toolUseId) {
@@ -131,6 +133,7 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
         // Lists of JSON strings: cjson never re-encodes a result, so its bytes stay as they were.
         JSON.stringify(completion.results.map((result) => JSON.stringify(result))),
         JSON.stringify(completion.blobs.map((blob) => JSON.stringify(blob))),
+        completion.cancelReason ?? '',
       )
     },
     async sweep() {
