@@ -5,6 +5,7 @@ import type { CancelMode } from '../executor/run-options.js'
 import type { RunSink } from '../executor/run-sink.js'
 import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { REJECT_MESSAGE } from '../messages/tool-error-messages.js'
+import { findToolByName } from '../tool/find-tool.js'
 import { createPermissionBroker, type PermissionAnswer } from './control/permission-broker.js'
 import { finishRun, recoverOutcome } from './finish-run.js'
 import { type LiveRunDependencies, type LiveRunSpec, newRunRecord } from './live-run-spec.js'
@@ -55,6 +56,16 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
   let status: RunStatus = 'running'
 
   function addToolUse(block: ToolUseBlock, options?: { refuseWith?: string }): void {
+    // The slip a developer otherwise sees only in the model's next turn (docs/adr/0283-did-you-mean.md);
+    // looked for only when debug lines are written, so the hot path pays nothing.
+    if (logger.isLevelEnabled?.('debug') && !findToolByName(spec.tools, block.name)) {
+      const meant = spec.tools.find((tool) => tool.name.toLowerCase() === block.name.toLowerCase())?.name
+      if (meant !== undefined)
+        logger.debug(
+          { toolUseId: block.id, tool: block.name, meant },
+          'tool name differs only in case from a tool of the pool',
+        )
+    }
     executor.addToolUse(block, options)
     blocks.set(block.id, block.name)
     if (spec.mode === 'stream') writer.enqueue(() => stores.runs.appendToolUseId(runId, block.id))
