@@ -3,7 +3,6 @@ import Fastify, { type FastifyServerOptions } from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import { authPlugin } from './plugins/auth.js'
 import { blobStorePlugin } from './plugins/blob-store.js'
-import { capacityMetricsPlugin } from './plugins/capacity-metrics.js'
 import { clientToolsPlugin } from './plugins/client-tools.js'
 import { closeIdleOnShutdownPlugin } from './plugins/close-idle-on-shutdown.js'
 import { configPlugin } from './plugins/config.js'
@@ -16,6 +15,7 @@ import { metricsPlugin } from './plugins/metrics.js'
 import { originGuardPlugin } from './plugins/origin-guard.js'
 import { requestIdPlugin } from './plugins/request-id.js'
 import { runManagerPlugin } from './plugins/run-manager.js'
+import { runMetricsPlugin } from './plugins/run-metrics.js'
 import { sandboxPlugin } from './plugins/sandbox.js'
 import { sessionsPlugin } from './plugins/sessions.js'
 import { settingsPlugin } from './plugins/settings.js'
@@ -95,7 +95,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(clientToolsPlugin, { bashTimeoutMs: options.clientBashTimeoutMs })
   await app.register(toolPoolPlugin, { baseTools: options.baseTools, extraTools: options.extraTools })
   await app.register(runManagerPlugin, { createExecutor: options.createExecutor })
-  await app.register(capacityMetricsPlugin)
+  await app.register(runMetricsPlugin)
   await app.register(lostRunsPlugin)
   // Before auth: its onRequest hook must see an upgrade request before auth can refuse it.
   await app.register(websocketPlugin)

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { createRunExecutor } from '../src/executor/run-executor.js'
+import { sinkOf } from '../src/executor/run-sink.js'
 import type { ToolUseBlock } from '../src/messages/content-blocks.js'
 import { createFileBlobStore } from '../src/results/file-blob-store.js'
 import { buildTool } from '../src/tool/build-tool.js'
@@ -76,7 +77,7 @@ async function engine(root: string, concurrencySafe: boolean): Promise<number> {
     },
     parentMessage: { role: 'assistant', content: blocks },
     options: { maxConcurrency: 10, cancelOnError: 'bash', maxResultChars: 200_000 },
-    emit: () => {},
+    sink: sinkOf(() => {}),
   })
   for (const block of blocks) executor.addToolUse(block)
   executor.endInput()

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { z } from 'zod'
 import { createRunExecutor } from '../src/executor/run-executor.js'
+import { sinkOf } from '../src/executor/run-sink.js'
 import { createFileBlobStore } from '../src/results/file-blob-store.js'
 import { buildTool } from '../src/tool/build-tool.js'
 import { createPermissionContext } from '../src/tool/permission-context.js'
@@ -61,7 +62,7 @@ for (let round = 0; round < rounds; round++) {
     },
     parentMessage: { role: 'assistant', content: blocks },
     options: { maxConcurrency: cap, cancelOnError: 'bash', maxResultChars: 200_000 },
-    emit: () => {},
+    sink: sinkOf(() => {}),
   })
   for (const block of blocks) executor.addToolUse(block)
   executor.endInput()

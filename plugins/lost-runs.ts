@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { closeLostRun } from '../src/runs/close-lost-run.js'
+import { closeLostRun } from '../src/runs/lost/close-lost-run.js'
 
 /**
  * With Redis: every half lease, look for runs whose instance stopped renewing its lease and

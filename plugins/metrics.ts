@@ -9,13 +9,13 @@ declare module 'fastify' {
 }
 
 /**
- * Prometheus metrics (served by routes/metrics.ts): HTTP requests by route and status, and what
- * every run's events tell. Registered early so the blob store and the run manager can count into
- * it; it reads the tool pool and subscribes to runs once every plugin is loaded.
+ * Prometheus metrics (served by routes/metrics.ts): the registry and HTTP requests by route and
+ * status. Registered early so the blob store and the run manager can count into it; what runs
+ * tell is wired after the run manager, by plugins/run-metrics.ts.
  */
 export const metricsPlugin = fp(
   async (app) => {
-    const metrics = createRunMetrics({ isKnownTool: (name) => app.toolPool.isKnownTool(name) })
+    const metrics = createRunMetrics()
     const http = createHttpMetrics(metrics.registry)
     app.decorate('metrics', metrics)
     app.addHook('onResponse', (request, reply, done) => {
@@ -25,11 +25,6 @@ export const metricsPlugin = fp(
       }
       done()
     })
-    let stop = () => {}
-    app.addHook('onReady', async () => {
-      stop = app.runManager.onEvent((event) => metrics.observe(event))
-    })
-    app.addHook('onClose', async () => stop())
   },
   { name: 'metrics', dependencies: ['config'] },
 )

@@ -1,10 +1,11 @@
+import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import type { PermissionGate, PermissionRequest } from '../src/executor/permission-gate.js'
 import { createRunExecutor } from '../src/executor/run-executor.js'
 import type { RunExecutor, RunExecutorOptions } from '../src/executor/run-executor-types.js'
 import { createHookRunner } from '../src/hooks/create-hook-runner.js'
 import { createPermissionGate } from '../src/permissions/create-permission-gate.js'
-import { createAdmission } from '../src/runs/admission.js'
+import { observeDenials } from '../src/permissions/observe-denials.js'
+import { createAdmission, REFUSAL_PACE_MS } from '../src/runs/capacity/admission.js'
 import { createRunManager } from '../src/runs/run-manager.js'
 
 declare module 'fastify' {
@@ -35,7 +36,7 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
       toolsFor: (context) => app.toolPool.toolsFor(context),
       createExecutor: options.createExecutor ?? createRunExecutor,
       permissionGateFor: ({ prompter, timeoutMs }) =>
-        reportDenials(createPermissionGate({ prompter, timeoutMs: timeoutMs ?? 0 }), (request, reason) => {
+        observeDenials(createPermissionGate({ prompter, timeoutMs: timeoutMs ?? 0 }), (request, reason) => {
           const { runId, toolUseId } = request.context
           app.log.info({ runId, toolUseId, tool: request.tool.name, reason }, 'permission denied')
           app.metrics.denied(request.tool.name)
@@ -64,16 +65,21 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
   { name: 'run-manager', dependencies: ['config', 'settings', 'stores', 'sessions', 'tool-pool', 'metrics'] },
 )
 
-/** The same gate, telling `onDeny` of every denial and its reason (the text the model gets). */
-function reportDenials(
-  gate: PermissionGate,
-  onDeny: (request: PermissionRequest, reason: string) => void,
-): PermissionGate {
-  return {
-    decide: async (request) => {
-      const decision = await gate.decide(request)
-      if (decision.behavior === 'deny') onDeny(request, decision.message)
-      return decision
-    },
+/**
+ * The onRequest hook of the routes that start runs. After auth (route hooks run after the app's):
+ * a full instance or tenant is refused before the body is read and validated, and the refusal is
+ * paced (docs/adr/0182-capacity-refusals-are-paced.md). A retry with an Idempotency-Key may be a
+ * replay, which is answered whatever the load (docs/adr/0163-refused-before-the-body-is-read.md).
+ */
+export function admissionHook(app: FastifyInstance): onRequestHookHandler {
+  return (request, _reply, done) => {
+    if (request.headers['idempotency-key'] !== undefined) return done()
+    try {
+      app.admission.refuseNewRun(request.tenant)
+    } catch (error) {
+      setTimeout(done, REFUSAL_PACE_MS, error as Error)
+      return
+    }
+    done()
   }
 }

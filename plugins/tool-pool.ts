@@ -1,12 +1,15 @@
 import fp from 'fastify-plugin'
-import { rulesWithoutTool } from '../src/permissions/rules-without-tool.js'
+import { ApiError } from '../src/errors/api-error.js'
+import { ConfigError } from '../src/errors/config-error.js'
+import type { PermissionsSettings } from '../src/permissions/permissions-settings-schema.js'
+import { describeUnmatchableRules, unmatchableRules } from '../src/permissions/unmatchable-rules.js'
 import { assembleToolPool } from '../src/registry/assemble-tool-pool.js'
 import { getAllBaseTools } from '../src/registry/get-all-base-tools.js'
 import { rebuiltOnChange } from '../src/registry/rebuilt-on-change.js'
 import { createToolPool } from '../src/registry/tool-pool.js'
 import { toApiToolDefinition } from '../src/tool/to-api-definition.js'
 import type { Tools } from '../src/tool/tool.js'
-import { DEFAULT_TOOLSETS } from '../src/tool/toolset.js'
+import { DEFAULT_TOOLSETS, type Toolset } from '../src/tool/toolset.js'
 import { dropBashIfUnavailable } from '../src/tools/bash/bash-availability.js'
 
 declare module 'fastify' {
@@ -14,6 +17,8 @@ declare module 'fastify' {
     toolPool: ReturnType<typeof createToolPool> & {
       /** A tool the service has, whatever the permission context (metrics label only these). */
       isKnownTool(name: string): boolean
+      /** Throws 400 invalid_permission_rule for session rules that can never match in its pool. */
+      checkSessionRules(permissions: Partial<PermissionsSettings> | undefined, toolsets?: readonly Toolset[]): void
     }
   }
 }
@@ -31,12 +36,13 @@ export type ToolPoolPluginOptions = {
  */
 export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
   async (app, options) => {
-    const baseTools = dropBashIfUnavailable(options.baseTools ?? getAllBaseTools(), app.sandbox)
+    const allBaseTools = options.baseTools ?? getAllBaseTools()
+    const baseTools = dropBashIfUnavailable(allBaseTools, app.sandbox)
     const extraTools = options.extraTools ?? []
     const clientTools = app.clientTools
     // The session's toolsets, else the operator's, else Claude Code's (docs/adr/0140-toolsets.md).
-    const toolsFor = (toolsets = app.settings.toolsets ?? DEFAULT_TOOLSETS): Tools => [
-      ...(toolsets.includes('claude_code') ? baseTools : []),
+    const toolsFor = (toolsets = app.settings.toolsets ?? DEFAULT_TOOLSETS, base = baseTools): Tools => [
+      ...(toolsets.includes('claude_code') ? base : []),
       ...(toolsets.includes('anthropic_client') ? clientTools : []),
     ]
     const toolPool = createToolPool({
@@ -62,14 +68,33 @@ export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
         ),
     )
     const isKnownTool = (name: string) => knownNames().has(name)
-    app.decorate('toolPool', { ...toolPool, isKnownTool })
     const mcpServers = Object.keys(app.settings.mcpServers ?? {})
-    for (const rule of rulesWithoutTool(
+    /**
+     * Refuses session rules that can never match in the session's pool (400 invalid_permission_rule):
+     * a typo'd deny would otherwise let what it meant to stop run (docs/adr/0287).
+     */
+    const checkSessionRules = (
+      permissions: Partial<PermissionsSettings> | undefined,
+      toolsets?: readonly Toolset[],
+    ) => {
+      // Every tool of its toolsets counts, Bash too where this instance disabled it (no usable
+      // sandbox for several tenants): such a rule is no typo, and matches once Bash is back.
+      const pool = [
+        ...toolsFor(toolsets === undefined ? undefined : [...toolsets], allBaseTools),
+        ...app.mcpServers.tools(),
+        ...extraTools,
+      ]
+      const problems = unmatchableRules(permissions, pool, mcpServers)
+      if (problems.length > 0) throw new ApiError('invalid_permission_rule', describeUnmatchableRules(problems))
+    }
+    app.decorate('toolPool', { ...toolPool, isKnownTool, checkSessionRules })
+    // The operator's rules apply to every session, whatever its toolsets: checked against every tool.
+    const problems = unmatchableRules(
       app.settings.permissions,
-      [...baseTools, ...app.mcpServers.tools(), ...extraTools],
+      [...allBaseTools, ...clientTools, ...app.mcpServers.tools(), ...extraTools],
       mcpServers,
-    ))
-      app.log.warn({ rule }, `permission rule "${rule}" names no tool this service has; it never matches`)
+    )
+    if (problems.length > 0) throw new ConfigError('TOOLEXEC_SETTINGS', describeUnmatchableRules(problems))
   },
   { name: 'tool-pool', dependencies: ['config', 'settings', 'sandbox', 'mcp-servers', 'client-tools'] },
 )

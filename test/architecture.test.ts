@@ -101,6 +101,11 @@ describe('architecture', () => {
     expect(rankViolation('../permissions/decide-permission.js', executorFile)).toBeDefined()
     expect(rankViolation('../tool/tool.js', executorFile)).toBeUndefined()
     expect(rankViolation('./tracked-call.js', executorFile)).toBeUndefined()
+    // Subfolders of runs/ (stream/, control/, capacity/, lost/) count as runs.
+    const streamFile = path.join(root, 'src', 'runs', 'stream', 'example.ts')
+    expect(rankViolation('../capacity/admission.js', streamFile)).toBeUndefined()
+    expect(rankViolation('../run-manager.js', streamFile)).toBeUndefined()
+    expect(rankViolation('../../mcp/endpoint/x.js', streamFile)).toBeDefined()
     const clientFile = path.join(root, 'src', 'mcp', 'client', 'example.ts')
     expect(rankViolation('../endpoint/create-mcp-endpoint.js', clientFile)).toBeDefined()
     expect(rankViolation('../tools/bash/bash-limits.js', path.join(root, 'src', 'stores', 'x.ts'))).toBeDefined()

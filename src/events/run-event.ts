@@ -39,7 +39,12 @@ export const RunEventBodySchema = z.discriminatedUnion('type', [
     message: z.string(),
   }),
   z.object({ type: z.literal('permission.resolved'), request_id: z.string(), decision: z.enum(['allow', 'deny']) }),
-  z.object({ type: z.literal('run.completed'), status: RunStatusSchema.exclude(['running']) }),
+  z.object({
+    type: z.literal('run.completed'),
+    status: RunStatusSchema.exclude(['running']),
+    /** A cancelled run's cause when it was not a client's cancel: the service shut down. */
+    cancel_reason: z.literal('shutdown').optional(),
+  }),
 ])
 export type RunEventBody = z.infer<typeof RunEventBodySchema>
 

@@ -3,12 +3,14 @@ import {
   callTimeoutMessage,
   REJECT_MESSAGE,
   runTimeoutMessage,
+  SHUTDOWN_MESSAGE,
   siblingErrorMessage,
 } from '../messages/tool-error-messages.js'
 
 /** Why a call was stopped before it produced its own result. */
 export type AbortReason =
   | { kind: 'cancel' }
+  | { kind: 'shutdown' }
   | { kind: 'already-aborted' }
   | { kind: 'sibling'; erroredCall: string }
   | { kind: 'timeout'; timeoutMs: number }
@@ -18,6 +20,8 @@ export function abortReasonText(reason: AbortReason, toolName: string): string {
   switch (reason.kind) {
     case 'cancel':
       return REJECT_MESSAGE
+    case 'shutdown':
+      return SHUTDOWN_MESSAGE
     case 'already-aborted':
       return CANCEL_MESSAGE
     case 'sibling':

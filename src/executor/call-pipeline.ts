@@ -64,7 +64,6 @@ async function revalidate(tool: AnyTool, input: unknown, context: ToolUseContext
   return validateInput(tool, stripInternalKeys(tool, parsed.data), context)
 }
 
-/** A tool that stored its output before failing (Bash spills) says so on the error it throws. */
 /** A tool that stored its output before failing says so on the error (see ToolCallError). */
 function blobOf(error: unknown): BlobRef | undefined {
   return error instanceof Error ? (error as ToolCallError).blob : undefined

@@ -1,14 +1,16 @@
-import type { RunEventBody } from '../events/run-event.js'
 import type { AssistantMessage, ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
 import type { BlobInfo } from '../results/blob-store.js'
 import type { Tools } from '../tool/tool.js'
 import type { HookRunner } from './hook-runner.js'
 import type { PermissionGate } from './permission-gate.js'
 import type { CancelMode, RunOptions } from './run-options.js'
+import type { RunSink } from './run-sink.js'
 import type { SessionContext } from './session-context.js'
 
 export type RunOutcome = {
   status: 'completed' | 'cancelled'
+  /** Set when the run was cancelled because the service shut down, not by a client. */
+  cancelReason?: 'shutdown'
   /** One per tool_use block, in block order. */
   results: ToolResultBlock[]
   blobs: BlobInfo[]
@@ -24,8 +26,8 @@ export type RunExecutorOptions = {
   /** The assistant message the blocks came from; synthesised for bare `tool_uses` batches. */
   parentMessage: AssistantMessage
   options: RunOptions
-  /** Receives every event body as it happens; the run layer numbers and stores them. */
-  emit: (event: RunEventBody) => void
+  /** The one way out: events, results in block order, the run's end (`sinkOf(emit)` for one listener). */
+  sink: RunSink
   permissions?: PermissionGate
   hooks?: HookRunner
 }

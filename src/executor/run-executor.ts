@@ -5,11 +5,12 @@ import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
 import { admitCall } from './admit-call.js'
 import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
+import { cancelsSiblings } from './cancel-policy.js'
 import { describeCall } from './describe-call.js'
 import { NO_HOOKS } from './hook-runner.js'
 import { ALLOW_ALL } from './permission-gate.js'
 import { createResultYielder } from './result-yielder.js'
-import type { RunExecutor, RunExecutorOptions } from './run-executor-types.js'
+import type { RunExecutor, RunExecutorOptions, RunOutcome } from './run-executor-types.js'
 import type { CancelMode } from './run-options.js'
 import { canStart, type ExecutingSet } from './scheduling-rule.js'
 import type { SessionContext } from './session-context.js'
@@ -23,7 +24,7 @@ import { abortCall, callSignal, type TrackedCall } from './tracked-call.js'
  * yielded in block order, progress the moment it happens. Every block gets exactly one result.
  */
 export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
-  const { runId, emit, tools } = options
+  const { runId, sink, tools } = options
   const permissions = options.permissions ?? ALLOW_ALL
   const hooks = options.hooks ?? NO_HOOKS
   const maxConcurrency = options.options.maxConcurrency
@@ -40,20 +41,22 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   let cancelled = false
   let announced = 0
   let kickScheduled = false
+  let started = false
+  let inputEnded = false
+  let done = false
+  let resolveFinished!: (outcome: RunOutcome) => void
+  const finished = new Promise<RunOutcome>((resolve) => {
+    resolveFinished = resolve
+  })
 
   const runSpan = startRunSpan(runId)
   const yielder = createResultYielder({
     runId,
     calls,
-    emit,
+    sink,
+    tenant: options.context.tenant,
+    blobs: options.context.blobs,
     budget: options.options.maxResultChars,
-    session: () => session,
-    canFinish: () => !kickScheduled,
-    beforeFinish: () => {
-      clearTimeout(runTimer)
-      flushGroupModifiers()
-      return { status: cancelled ? 'cancelled' : 'completed', context: session }
-    },
   })
 
   const runTimeoutMs = options.options.runTimeoutMs
@@ -79,9 +82,33 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     }
   }
 
+  /** Yields what it can, then finishes the run if every block is in and out. */
+  function drain(): void {
+    void yielder.drain().then(maybeFinish)
+  }
+
+  /** The executor ends the run itself: once the input ended, nothing is unannounced, and all is yielded. */
+  function maybeFinish(): void {
+    if (done || !inputEnded || kickScheduled || !yielder.allYielded) return
+    done = true
+    clearTimeout(runTimer)
+    flushGroupModifiers()
+    const status = cancelled ? 'cancelled' : 'completed'
+    const shutdown = stopReason?.kind === 'shutdown'
+    const outcome: RunOutcome = {
+      status,
+      ...(shutdown ? { cancelReason: 'shutdown' as const } : {}),
+      results: calls.map((call) => call.result!),
+      blobs: yielder.blobs(),
+      context: session,
+    }
+    sink.finish(outcome, { type: 'run.completed', status, ...(shutdown ? { cancel_reason: 'shutdown' as const } : {}) })
+    resolveFinished(outcome)
+  }
+
   function finish(call: TrackedCall, outcome: CallOutcome): void {
     if (call.status === 'completed' || call.status === 'yielded') return
-    if (call.status === 'queued') emit({ type: 'tool.started', tool_use_id: call.block.id })
+    if (call.status === 'queued') sink.event({ type: 'tool.started', tool_use_id: call.block.id })
     if (call.status === 'executing') {
       executing.count--
       if (!call.safe) executing.unsafe--
@@ -90,7 +117,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     call.status = 'completed'
     call.outcome = outcome
     const duration = call.startedAt === undefined ? 0 : Date.now() - call.startedAt
-    emit({ type: 'tool.completed', tool_use_id: call.block.id, is_error: outcome.isError, duration_ms: duration })
+    sink.event({ type: 'tool.completed', tool_use_id: call.block.id, is_error: outcome.isError, duration_ms: duration })
     // Serial calls change the context before the next call starts; a concurrent group's
     // modifiers wait until the whole group is over and then apply in block order.
     if (outcome.contextModifier && call.safe) {
@@ -100,6 +127,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       session = applyContextModifier(session, outcome.contextModifier, { runId, tools })
     if (outcome.isError && !call.stoppedByEngine) abortSiblingsAfter(call)
     yielder.completed(call)
+    drain()
   }
 
   function stop(call: TrackedCall, reason: AbortReason): void {
@@ -110,9 +138,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   }
 
   function abortSiblingsAfter(call: TrackedCall): void {
-    const policy = options.options.cancelOnError
     const name = call.tool?.name ?? call.block.name
-    if (policy === 'none' || stopReason || (policy === 'bash' && !call.tool?.cancelsSiblingsOnError)) return
+    if (stopReason || !cancelsSiblings(call.tool, options.options.cancelOnError)) return
     stopAll({ kind: 'sibling', erroredCall: describeCall(name, call.block.input) })
   }
 
@@ -125,7 +152,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
         stop(call, reason)
       } else if (call.status === 'executing' && shouldAbort(call)) abortCall(call, reason)
     }
-    yielder.drain()
+    drain()
   }
 
   async function execute(call: TrackedCall): Promise<void> {
@@ -134,7 +161,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     executing.count++
     if (!call.safe) executing.unsafe++
     call.startedAt = Date.now()
-    emit({ type: 'tool.started', tool_use_id: call.block.id })
+    sink.event({ type: 'tool.started', tool_use_id: call.block.id })
     const timeoutMs = options.options.callTimeoutMs ?? tool.defaultTimeoutMs
     if (timeoutMs !== undefined) {
       call.timer = setTimeout(() => abortCall(call, { kind: 'timeout', timeoutMs }), timeoutMs)
@@ -158,7 +185,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
         hooks,
         isAborted: () => call.abortReason !== undefined,
         onProgress: (data) => {
-          if (call.status === 'executing') emit({ type: 'tool.progress', tool_use_id: call.block.id, data })
+          if (call.status === 'executing') sink.event({ type: 'tool.progress', tool_use_id: call.block.id, data })
         },
       })
       outcome = await settleOrAbort(pipeline, (listener) => {
@@ -190,11 +217,14 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   /** Once per tick: announce new blocks (after run.started), settle the ones that cannot run, schedule. */
   function kick(): void {
     kickScheduled = false
-    if (announced === 0 && !yielder.started) yielder.start(calls.map((call) => call.block.id))
+    if (!started) {
+      started = true
+      sink.event({ type: 'run.started', tool_use_ids: calls.map((call) => call.block.id) })
+    }
     for (const call of calls.slice(announced)) admit(call)
     announced = calls.length
     schedule()
-    yielder.drain()
+    drain()
   }
 
   function admit(call: TrackedCall): void {
@@ -208,7 +238,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       call.parsedInput = undefined
       immediateError = pipelineFaultMessage(call.tool?.name ?? call.block.name, String(fault))
     }
-    emit({ type: 'tool.queued', tool_use_id: call.block.id, name: call.block.name, concurrency_safe: call.safe })
+    sink.event({ type: 'tool.queued', tool_use_id: call.block.id, name: call.block.name, concurrency_safe: call.safe })
     if (call.refusal !== undefined) {
       // A refused block never ran, so its error says nothing about its siblings.
       call.stoppedByEngine = true
@@ -228,7 +258,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
 
   return {
     addToolUse(block: ToolUseBlock, addOptions?: { refuseWith?: string }): void {
-      if (yielder.inputEnded) throw new Error('addToolUse after endInput: the run takes no more blocks')
+      if (inputEnded) throw new Error('addToolUse after endInput: the run takes no more blocks')
       if (ids.has(block.id)) throw new Error(`Duplicate tool_use id: ${block.id}`)
       ids.add(block.id)
       const call: TrackedCall = {
@@ -242,16 +272,19 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       scheduleKick()
     },
     endInput(): void {
-      yielder.inputEnded = true
+      inputEnded = true
       scheduleKick()
     },
     cancel(mode: CancelMode = 'cancel'): void {
       cancelled = true
       const onlyCancellable = (call: TrackedCall) => call.tool?.interruptBehavior?.() === 'cancel'
-      stopAll({ kind: 'cancel' }, mode === 'interrupt' ? onlyCancellable : undefined)
+      stopAll(
+        mode === 'shutdown' ? { kind: 'shutdown' } : { kind: 'cancel' },
+        mode === 'interrupt' ? onlyCancellable : undefined,
+      )
     },
     results: () => yielder.results(),
-    finished: runSpan.context === undefined ? yielder.finished : endingRunSpan(yielder.finished, runSpan),
+    finished: runSpan.context === undefined ? finished : endingRunSpan(finished, runSpan),
     get executingCount() {
       return executing.count
     },

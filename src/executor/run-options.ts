@@ -1,7 +1,8 @@
 /** Which errors cancel the other unfinished calls of the same run. */
 type CancelOnError = 'bash' | 'any' | 'none'
 
-export type CancelMode = 'cancel' | 'interrupt'
+/** `shutdown`: the service is stopping (graceful shutdown's grace ran out); it aborts like `cancel`. */
+export type CancelMode = 'cancel' | 'interrupt' | 'shutdown'
 
 export type RunOptions = {
   /** At most this many calls execute at once (already capped by the operator's limit). */

@@ -20,5 +20,6 @@ export function lazyChild(parent: Logger, bindings: Record<string, unknown>): Lo
     warn: write('warn'),
     error: write('error'),
     child: (more) => lazyChild(parent, { ...bindings, ...more }),
+    ...(parent.isLevelEnabled ? { isLevelEnabled: (level: string) => parent.isLevelEnabled?.(level) ?? true } : {}),
   }
 }

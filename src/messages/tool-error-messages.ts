@@ -21,6 +21,14 @@ export const REJECT_MESSAGE =
   "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
 
 /** The run was already aborted when this call was about to start (pipeline step 2). */
+/**
+ * A call stopped because the service shut down (docs/adr/0288): not the user's decision, so not
+ * the user's texts; a call that had started may have had partial effects.
+ */
+export const SHUTDOWN_MESSAGE = wrapToolUseError(
+  'The tool service shut down before this call finished. If it had started, it may have had partial effects; check before running it again.',
+)
+
 export const CANCEL_MESSAGE =
   "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."
 

@@ -12,13 +12,14 @@ export type SubscriberTransport = 'websocket' | 'sse' | 'stream'
 export type RunMetricsOptions = {
   /**
    * Whether a name is one of the service's tools. Block names come from clients: labelling by
-   * anything else would let a client create unbounded metric series. Default: every name.
+   * anything else would let a client create unbounded metric series. Default: every name; the
+   * service sets it with `knowTools` once its tool pool exists (plugins/run-metrics.ts).
    */
   isKnownTool?: (name: string) => boolean
 }
 
 export function createRunMetrics(options: RunMetricsOptions = {}) {
-  const isKnownTool = options.isKnownTool ?? (() => true)
+  let isKnownTool = options.isKnownTool ?? (() => true)
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const registers = [registry]
@@ -185,6 +186,10 @@ export function createRunMetrics(options: RunMetricsOptions = {}) {
     registry,
     observe,
     denied: (tool: string) => denials.inc({ tool: isKnownTool(tool) ? tool : 'unknown' }),
+    /** Which tool names may label a series (the rest count as `unknown`). */
+    knowTools(known: (name: string) => boolean): void {
+      isKnownTool = known
+    },
     hookFailed: (event: string) => hookFailures.inc({ event }),
     blobWritten: (bytes: number) => blobBytes.inc(bytes),
     subscriberOpened: (transport: SubscriberTransport) => subscribers.inc({ transport }),

@@ -19,6 +19,8 @@ export type RunRecord = {
   results: ToolResultBlock[]
   blobs: BlobInfo[]
   finishedAt?: string
+  /** A cancelled run's cause when it was not a client's cancel (docs/adr/0288). */
+  cancelReason?: 'shutdown'
   /** Set when the run finishes; the sweeper removes the run (and its events) after it. */
   expiresAt?: number
 }
@@ -29,6 +31,7 @@ type RunCompletion = {
   blobs: BlobInfo[]
   finishedAt: string
   expiresAt: number
+  cancelReason?: 'shutdown'
 }
 
 /**

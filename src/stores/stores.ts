@@ -1,10 +1,8 @@
+import type { Logger } from '../logging/logger.js'
 import type { EventStore } from './event-store.js'
 import type { IdempotencyStore } from './idempotency-store.js'
-import { createMemoryEventStore } from './memory-event-store.js'
-import { createMemoryIdempotencyStore } from './memory-idempotency-store.js'
-import { createMemoryRunStore } from './memory-run-store.js'
-import { createMemorySessionStore } from './memory-session-store.js'
-import type { RunRecord, RunStore } from './run-store.js'
+import type { RunCoordination } from './run-coordination.js'
+import type { RunStore } from './run-store.js'
 import type { SessionStore } from './session-store.js'
 
 export type Stores = {
@@ -16,25 +14,36 @@ export type Stores = {
 
 export type StoreLimits = { maxRetainedRuns: number; sessionIdleTtlMs: number }
 
-/** The embedded default: everything in this process's memory. */
-export function createMemoryStores(limits: Pick<StoreLimits, 'maxRetainedRuns'>): Stores {
-  const events = createMemoryEventStore()
-  const idempotency = createMemoryIdempotencyStore()
-  // A run evicted at completion takes its events and key with it, as a swept one does.
-  const onEvicted = (records: RunRecord[]) => {
-    for (const record of records) {
-      void events.delete(record.runId)
-      if (record.idempotencyKey !== undefined)
-        void idempotency.release(record.tenant, record.idempotencyKey, record.runId)
-    }
-  }
-  return {
-    runs: createMemoryRunStore({ maxRetainedRuns: limits.maxRetainedRuns, onEvicted }),
-    events,
-    sessions: createMemorySessionStore(),
-    idempotency,
-  }
+/** What a backend is opened with: the limits, and where the service keeps its files. */
+export type StoreBackendOptions = StoreLimits & {
+  sweepIntervalMs: number
+  runTtlMs: number
+  instanceLeaseMs: number
+  /** With TOOLEXEC_REDIS_URL: the Redis to open. */
+  redisUrl?: string | undefined
+  workspace: string
+  blobDir: string
 }
+
+/**
+ * An opened backend. `coordination` exists where several instances share the stores; its
+ * `available()` is the backend's readiness (false while Redis is unreachable or its start-up
+ * checks have not passed), so callers never need to know which backend they have.
+ */
+export type OpenedStores = {
+  stores: Stores
+  coordination: RunCoordination | undefined
+  /** For the start log. */
+  description: Record<string, unknown>
+  close(): Promise<void>
+}
+
+/**
+ * One backend (docs/adr/0286-one-folder-per-store-backend.md): a folder under `src/stores/`
+ * with one factory that owns its start-up and readiness. Rejects with a `ConfigError` when the
+ * backend can never work as configured.
+ */
+export type StoreBackend = (options: StoreBackendOptions, log: Logger) => Promise<OpenedStores>
 
 /**
  * One sweep over every store: expired runs take their events and idempotency key with them,

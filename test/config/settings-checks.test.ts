@@ -47,22 +47,26 @@ describe('hook commands at start', () => {
 })
 
 describe('permission rules at start', () => {
-  it('warns about each rule naming no tool, and not about built-ins, aliases or configured MCP servers', async () => {
-    const lines: string[] = []
-    await buildTestApp({
-      env: { LOG_LEVEL: 'warn' },
-      logStream: { write: (line) => lines.push(line) },
+  it('refuses to start on a rule that can never match, naming it and the tool it likely meant', async () => {
+    const start = buildTestApp({
+      settings: { permissions: { allow: ['Bash(ls:*)', 'Read'], deny: ['Bsh(rm:*)', 'TodoWrite(x)'] } },
+    })
+    await expect(start).rejects.toThrow(
+      'Invalid environment variable TOOLEXEC_SETTINGS: permission rule "Bsh(rm:*)" names no tool of this pool (tool names are case-sensitive): did you mean Bash?; permission rule "TodoWrite(x)" TodoWrite takes no content',
+    )
+  })
+
+  it('accepts built-ins, the client tools, aliases and rules for configured MCP servers', async () => {
+    const { app } = await buildTestApp({
       settings: {
         permissions: {
-          allow: ['Bash(ls:*)', 'Read', 'mcp__docs__search'],
-          deny: ['Webfetch', 'bash(rm:*)'],
+          allow: ['Bash(ls:*)', 'Read(src/**)', 'bash(npm test:*)', 'mcp__docs__search'],
+          deny: ['Edit(.env)', 'str_replace_based_edit_tool'],
           ask: ['mcp__docs'],
         },
-        mcpServers: {},
+        mcpServers: { docs: { type: 'http', url: 'http://127.0.0.1:9/mcp' } },
       },
     })
-    const warned = lines.map((line) => JSON.parse(line)).filter((entry) => entry.rule !== undefined)
-    expect(warned.map((entry) => entry.rule)).toEqual(['mcp__docs__search', 'Webfetch', 'bash(rm:*)', 'mcp__docs'])
-    expect(warned[1].msg).toBe('permission rule "Webfetch" names no tool this service has; it never matches')
+    expect(app.settings.permissions?.deny).toEqual(['Edit(.env)', 'str_replace_based_edit_tool'])
   })
 })

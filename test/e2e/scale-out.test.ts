@@ -1,7 +1,8 @@
 // Pins scale-out on Redis with three service processes on one real redis-server: a run started on
 // A is followed on B and replayed on C, a cancel on B kills the process on A, an ask raised on A is
 // answered on B (and is a 404 once closed), 50 retries with one Idempotency-Key spread over the
-// instances execute once, a session held by a run on A is busy on B, and blobs are served anywhere.
+// instances execute once, a session held by a run on A is busy on B, blobs are served anywhere, and
+// a session keeps every field (its toolsets) on every instance.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -28,6 +29,7 @@ describe.skipIf(redisSkipReason !== undefined)('three instances on one Redis', (
       TOOLEXEC_REDIS_URL: redis.url,
       TOOLEXEC_WORKSPACE: path.join(data, 'workspace'),
       TOOLEXEC_BLOB_DIR: path.join(data, 'blobs'),
+      TOOLEXEC_MEMORY_DIR: path.join(data, 'memory'),
       TOOLEXEC_SANDBOX: 'off',
       TOOLEXEC_MAX_RESULT_CHARS: '2000',
     }
@@ -69,6 +71,25 @@ describe.skipIf(redisSkipReason !== undefined)('three instances on one Redis', (
     return client.received
   }
 
+  it("keeps a session's toolsets on every instance: read on B, its pool on B, a memory run on C", async () => {
+    const created = await post(a, '/v1/sessions', { toolsets: ['anthropic_client'] })
+    expect(created.status).toBe(201)
+    const { session_id } = (await created.json()) as { session_id: string }
+    const read = (await (await fetch(`${b.baseUrl}/v1/sessions/${session_id}`)).json()) as { toolsets?: string[] }
+    expect(read.toolsets).toEqual(['anthropic_client'])
+    const pool = (await (await fetch(`${b.baseUrl}/v1/tools?session_id=${session_id}`)).json()) as {
+      tools: Array<{ name: string }>
+    }
+    expect(pool.tools.map((tool) => tool.name)).toContain('memory')
+    expect(pool.tools.map((tool) => tool.name)).not.toContain('Bash')
+    const run = await post(c, '/v1/runs', {
+      session_id,
+      tool_uses: [{ type: 'tool_use', id: 'm1', name: 'memory', input: { command: 'view', path: '/memories' } }],
+    })
+    const [result] = ((await run.json()) as { results: Array<{ content: string; is_error?: boolean }> }).results
+    expect(result?.is_error).toBeUndefined()
+    expect(result?.content).not.toContain('No such tool')
+  })
   it('follows a run started on A from B, in order, and replays it from a middle seq on C', async () => {
     const { session_id } = await session(a, true)
     const run = await startRun(a, {

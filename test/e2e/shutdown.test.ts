@@ -1,6 +1,7 @@
 // Pins graceful shutdown: while draining, new runs get 503 and readiness fails; running calls
-// finish within the grace period with their real results, later ones are cancelled with results,
-// and subscribers receive run.completed before their sockets close.
+// finish within the grace period with their real results, later ones are cancelled with results
+// that say the service stopped (cancel_reason `shutdown`, unlike a client's cancel), and
+// subscribers receive run.completed before their sockets close.
 import { describe, expect, it } from 'vitest'
 import { startTestServer } from '../helpers/start-test-server.js'
 import { createTestTools } from '../helpers/test-tools.js'
@@ -56,7 +57,32 @@ describe('graceful shutdown', () => {
     const result = subscriber.received.find((frame) => frame.type === 'tool.result') as unknown as {
       result: { content: string }
     }
-    expect(result.result.content).toContain("The user doesn't want to proceed with this tool use")
-    expect(subscriber.received.at(-1)).toMatchObject({ type: 'run.completed', status: 'cancelled' })
+    // Not the user's rejection text: the service stopped, and a backend can tell (cancel_reason).
+    expect(result.result.content).toBe(
+      '<tool_use_error>The tool service shut down before this call finished. If it had started, it may have had partial effects; check before running it again.</tool_use_error>',
+    )
+    expect(subscriber.received.at(-1)).toMatchObject({
+      type: 'run.completed',
+      status: 'cancelled',
+      cancel_reason: 'shutdown',
+    })
+  })
+
+  it('answers a wait: true run cut short by shutdown with cancel_reason, and a client cancel without it', async () => {
+    const { app, tools, post, gateRun, baseUrl } = await setup('50')
+    const cancelled = await gateRun('by-client')
+    await tools.started('by-client')
+    await fetch(`${baseUrl}/v1/runs/${cancelled.run_id}/cancel`, { method: 'POST' })
+    const view = (await (await fetch(`${baseUrl}/v1/runs/${cancelled.run_id}`)).json()) as Record<string, unknown>
+    expect(view.status).toBe('cancelled')
+    expect(view).not.toHaveProperty('cancel_reason')
+
+    const waiting = post({ tool_uses: [{ type: 'tool_use', id: 'w', name: 'Gate', input: { key: 'waiting' } }] })
+    await tools.started('waiting')
+    const closing = app.close()
+    const body = (await (await waiting).json()) as { status: string; cancel_reason?: string; results: unknown[] }
+    await closing
+    expect(body).toMatchObject({ status: 'cancelled', cancel_reason: 'shutdown' })
+    expect(body.results).toHaveLength(1)
   })
 })

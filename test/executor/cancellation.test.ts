@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createRunExecutor } from '../../src/executor/run-executor.js'
+import { sinkOf } from '../../src/executor/run-sink.js'
 import {
   CANCEL_MESSAGE,
   callTimeoutMessage,
@@ -142,7 +143,7 @@ describe('cancel and interrupt', () => {
       context: await makeSession(),
       parentMessage: { role: 'assistant', content: [] },
       options: DEFAULT_OPTIONS,
-      emit: () => {},
+      sink: sinkOf(() => {}),
     })
     executor.cancel()
     executor.addToolUse(block('late', 'Gate', safe))

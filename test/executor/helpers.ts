@@ -4,6 +4,7 @@ import type { RunEventBody } from '../../src/events/run-event.js'
 import { createRunExecutor } from '../../src/executor/run-executor.js'
 import type { RunExecutorOptions, RunOutcome } from '../../src/executor/run-executor-types.js'
 import type { RunOptions } from '../../src/executor/run-options.js'
+import { sinkOf } from '../../src/executor/run-sink.js'
 import type { SessionContext } from '../../src/executor/session-context.js'
 import type { ToolUseBlock } from '../../src/messages/content-blocks.js'
 import { buildTool } from '../../src/tool/build-tool.js'
@@ -79,7 +80,7 @@ export async function startRun(
     context: await makeSession(),
     parentMessage: { role: 'assistant', content: blocks },
     options: { ...DEFAULT_OPTIONS, ...overrides },
-    emit: (event) => events.push(event),
+    sink: sinkOf((event) => events.push(event)),
     ...extra,
   })
   for (const b of blocks) executor.addToolUse(b)

@@ -2,6 +2,7 @@
 // counters of executing and queued calls.
 import { describe, expect, it } from 'vitest'
 import { createRunExecutor } from '../../src/executor/run-executor.js'
+import { sinkOf } from '../../src/executor/run-sink.js'
 import { block, createGateTools, DEFAULT_OPTIONS, flush, makeSession, startRun } from './helpers.js'
 
 describe('createRunExecutor options', () => {
@@ -14,7 +15,7 @@ describe('createRunExecutor options', () => {
         context,
         parentMessage: { role: 'assistant', content: [] },
         options: { ...DEFAULT_OPTIONS, maxConcurrency: cap },
-        emit: () => {},
+        sink: sinkOf(() => {}),
       }),
     ).toThrow(/`maxConcurrency`/)
   })

@@ -428,6 +428,11 @@ export interface components {
          */
         Run: {
             blobs: components["schemas"]["BlobReference"][];
+            /**
+             * @description Why a cancelled run stopped when no client cancelled it: `shutdown`, the service stopped (docs/adr/0288)
+             * @constant
+             */
+            cancel_reason?: "shutdown";
             created_at: string;
             events_url: string;
             finished_at?: string;
@@ -527,6 +532,8 @@ export interface components {
             /** @constant */
             type: "permission.resolved";
         } | {
+            /** @constant */
+            cancel_reason?: "shutdown";
             run_id: string;
             seq: number;
             /** @enum {string} */
@@ -562,6 +569,11 @@ export interface components {
          */
         RunResult: {
             blobs: components["schemas"]["BlobReference"][];
+            /**
+             * @description Why a cancelled run stopped when no client cancelled it: `shutdown`, the service stopped (docs/adr/0288)
+             * @constant
+             */
+            cancel_reason?: "shutdown";
             message: components["schemas"]["UserMessage"];
             /** @description One per tool_use block, in block order */
             results: components["schemas"]["ToolResultBlock"][];

@@ -1,5 +1,5 @@
 // Pins the logs: JSON lines carrying request ids and run ids, with tool inputs and access tokens
-// redacted wherever they appear.
+// redacted wherever they appear, and a debug line for a tool name that differs only in case.
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/build-test-app.js'
 import { createTestTools } from '../helpers/test-tools.js'
@@ -33,5 +33,29 @@ describe('logging', () => {
       input: '[redacted]',
       tool_uses: [{ input: '[redacted]' }],
     })
+  })
+
+  it('writes a debug line naming the tool a call meant when its name differs only in case', async () => {
+    const lines: string[] = []
+    const { app } = await buildTestApp({
+      extraTools: createTestTools().tools,
+      env: { LOG_LEVEL: 'debug' },
+      logStream: { write: (line) => lines.push(line) },
+    })
+    await app.inject({
+      method: 'POST',
+      url: '/v1/runs',
+      payload: { tool_uses: [{ type: 'tool_use', id: 'c1', name: 'echo', input: { text: 'x' } }] },
+    })
+    const slips = lines.map((line) => JSON.parse(line)).filter((entry) => entry.meant !== undefined)
+    expect(slips).toMatchObject([
+      {
+        level: 20,
+        tool: 'echo',
+        meant: 'Echo',
+        toolUseId: 'c1',
+        msg: 'tool name differs only in case from a tool of the pool',
+      },
+    ])
   })
 })

@@ -1,4 +1,5 @@
 // Pins /v1/sessions: paths confined to the tenant workspace, operator rules over session rules,
+// rules that can never match in the session's pool refused with the tool they likely meant,
 // state (todos, files read) carried between runs, one run at a time per session, GET/DELETE.
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -45,6 +46,33 @@ describe('/v1/sessions', () => {
     const response = await createSession(app, payload)
     expect(response.statusCode).toBe(status)
     expect(response.json().code).toBe(code)
+  })
+
+  it('refuses rules that can never match in the session pool, naming the rule and the tool it likely meant', async () => {
+    const { app } = await buildTestApp()
+    const refused = async (permissions: object, toolsets?: string[]) => {
+      const response = await createSession(app, { permissions, ...(toolsets ? { toolsets } : {}) })
+      expect(response.statusCode).toBe(400)
+      expect(response.json().code).toBe('invalid_permission_rule')
+      return response.json().detail as string
+    }
+    // A typo'd deny under bypassPermissions would have let `rm` run.
+    expect(await refused({ deny: ['Bsh(rm:*)'] })).toBe(
+      'permission rule "Bsh(rm:*)" names no tool of this pool (tool names are case-sensitive): did you mean Bash?',
+    )
+    expect(await refused({ deny: ['bash(rm:*)'] })).toContain('did you mean Bash?')
+    expect(await refused({ allow: ['mcp__x(foo)'] })).toContain('"mcp__x(foo)" names no tool of this pool')
+    expect(await refused({ ask: ['TodoWrite(list)'] })).toContain('TodoWrite takes no content')
+    expect(await refused({ deny: ['Glob'] }, ['anthropic_client'])).toContain('"Glob" names no tool of this pool')
+    // The same rules where their tools are offered.
+    expect((await createSession(app, { permissions: { deny: ['Bash(rm:*)', 'Edit(.env)', 'Read'] } })).statusCode).toBe(
+      201,
+    )
+    const client = await createSession(app, {
+      toolsets: ['anthropic_client'],
+      permissions: { deny: ['bash(rm:*)', 'Edit(.env)'] },
+    })
+    expect(client.statusCode).toBe(201)
   })
 
   it('refuses bypassPermissions when the operator disabled it', async () => {

@@ -2,7 +2,7 @@
 // announced with permission.resolved, timeouts and "nobody to ask" resolve without events.
 import { describe, expect, it } from 'vitest'
 import type { RunEventBody } from '../../src/events/run-event.js'
-import { createPermissionBroker } from '../../src/runs/permission-broker.js'
+import { createPermissionBroker } from '../../src/runs/control/permission-broker.js'
 
 const prompt = { toolUseId: 't1', tool: 'Write', input: { file_path: '/w/x' }, message: 'Write wants to change /w/x' }
 

@@ -7,7 +7,7 @@ import {
   createStreamEventAssembler,
   MAX_TOKENS_REASON,
   type MessageStreamEvent,
-} from '../../src/runs/stream-event-assembler.js'
+} from '../../src/runs/stream/stream-event-assembler.js'
 
 const fixture = (name: string): MessageStreamEvent[] =>
   JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8'))

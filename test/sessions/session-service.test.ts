@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { PermissionsSettings } from '../../src/permissions/permissions-settings-schema.js'
 import { createFileBlobStore } from '../../src/results/file-blob-store.js'
 import { createSessionService } from '../../src/sessions/session-service.js'
-import { createMemorySessionStore } from '../../src/stores/memory-session-store.js'
+import { createMemorySessionStore } from '../../src/stores/memory/memory-session-store.js'
 import { updatePermissionContext } from '../../src/tool/permission-context.js'
 
 let root: string

@@ -4,10 +4,11 @@
 // and how Redis appends a burst of events (one script call, a refused batch redone in order).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { RunEvent } from '../../src/events/run-event.js'
-import { createRedisStores, type RedisStores } from '../../src/stores/redis-stores.js'
+import { createMemoryStores } from '../../src/stores/memory/open-memory-stores.js'
+import { createRedisStores, type RedisStores } from '../../src/stores/redis/redis-stores.js'
 import type { RunRecord } from '../../src/stores/run-store.js'
 import type { SessionRecord } from '../../src/stores/session-store.js'
-import { createMemoryStores, type Stores, sweepStores } from '../../src/stores/stores.js'
+import { type Stores, sweepStores } from '../../src/stores/stores.js'
 import { createPermissionContext } from '../../src/tool/permission-context.js'
 import { type RedisServer, redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
 
@@ -168,6 +169,7 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
       blobs: [],
       finishedAt: '2026-01-01T00:00:01.000Z',
       expiresAt: Date.now() + 60_000,
+      cancelReason: 'shutdown',
     })
     expect(await stores.runs.get('acme', r)).toEqual({
       ...run(r, { mode: 'stream', idempotencyKey: 'k' }),
@@ -176,6 +178,7 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
       results,
       finishedAt: '2026-01-01T00:00:01.000Z',
       expiresAt: expect.any(Number),
+      cancelReason: 'shutdown',
     })
   })
 
@@ -197,6 +200,33 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
     })
     await stores.idempotency.release('acme', k, winner)
     expect(await stores.idempotency.claim('acme', k, { runId: 'r4', fingerprint: 'f' })).toBeNull()
+  })
+
+  it('keeps every field of a session record', async () => {
+    // Required<…>: a field added to SessionRecord must be added here, and so round-trip on both
+    // backends (the Redis store once dropped `toolsets`).
+    const full: Required<SessionRecord> = {
+      sessionId: id('s'),
+      tenant: 'acme',
+      createdAt: '2026-02-03T04:05:06.789Z',
+      cwd: '/w/project',
+      permissionContext: createPermissionContext({
+        mode: 'acceptEdits',
+        additionalWorkingDirectories: ['/w/shared'],
+        alwaysAllowRules: { session: ['Bash(npm test:*)'] },
+        alwaysDenyRules: { session: ['Read(.env)'] },
+        alwaysAskRules: { session: ['Edit(package.json)'] },
+        isBypassPermissionsModeAvailable: false,
+        shouldAvoidPermissionPrompts: true,
+      }),
+      readFileState: new Map([['/w/project/a.txt', { mtimeMs: 12, size: 34, partial: true }]]),
+      todos: [{ content: 'write tests', status: 'in_progress', activeForm: 'Writing tests' }],
+      toolsets: ['anthropic_client'],
+      lastUsedAt: 1234,
+      activeRunId: 'run_holding',
+    }
+    await stores.sessions.create(full)
+    expect(await stores.sessions.get('acme', full.sessionId)).toEqual(full)
   })
 
   it('holds a session for one run at a time and saves the state it hands back', async () => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { permissionAnswerOf } from '../../../src/runs/control-frame.js'
+import { permissionAnswerOf } from '../../../src/runs/control/control-frame.js'
 import { jsonResponse, problemResponses } from '../../responses.js'
 import {
   CancelRunBodySchema,

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { REFUSAL_PACE_MS } from '../../../src/runs/admission.js'
-import { openPermissionRequests } from '../../../src/runs/open-permission-requests.js'
-import { runFingerprint } from '../../../src/runs/run-fingerprint.js'
-import { prepareRunInput } from '../../../src/runs/run-input.js'
+import { admissionHook } from '../../../plugins/run-manager.js'
+import { openPermissionRequests } from '../../../src/runs/control/open-permission-requests.js'
+import { requestFromBody } from '../../../src/runs/run-request.js'
 import { jsonResponse, problemResponses } from '../../responses.js'
 import {
   CreateRunBodySchema,
@@ -31,36 +30,19 @@ export const runsRoutes: FastifyPluginAsyncZod = async (app) => {
         ...problemResponses(400, 401, 404, 409, 413, 429, 503),
       },
     },
-    // After auth (route hooks run after the app's): a full instance or tenant is refused before
-    // the body is read and validated. A retry with an Idempotency-Key may be a replay, which is
-    // answered whatever the load (docs/adr/0163-refused-before-the-body-is-read.md).
-    onRequest: (request, _reply, done) => {
-      if (request.headers['idempotency-key'] !== undefined) return done()
-      try {
-        app.admission.refuseNewRun(request.tenant)
-      } catch (error) {
-        setTimeout(done, REFUSAL_PACE_MS, error as Error)
-        return
-      }
-      done()
-    },
+    onRequest: admissionHook(app),
     handler: async (request, reply) => {
-      const { wait, session_id, tool_uses, message, ...options } = request.body
-      const key = request.headers['idempotency-key']
-      const handle = await app.runManager.start({
-        tenant: request.tenant,
-        ...(session_id === undefined ? {} : { sessionId: session_id }),
-        mode: wait ? 'wait' : 'async',
-        input: prepareRunInput({ tool_uses, message }, app.config),
-        options,
-        ...(key === undefined ? {} : { idempotency: { key, fingerprint: runFingerprint(request.body) } }),
-        logger: request.log,
-      })
-      // A handle without a live run is an earlier run this key maps to (docs/adr/0133-idempotent-replayed-header.md).
-      if (handle.live === undefined) reply.header('idempotent-replayed', 'true')
-      if (wait) return toRunResult(await handle.finished)
-      const { status } = await app.runManager.get(request.tenant, handle.runId)
-      return reply.code(202).send({ run_id: handle.runId, status, events_url: eventsUrl(handle.runId) })
+      const handle = await app.runManager.start(
+        requestFromBody(
+          request.body,
+          { tenant: request.tenant, idempotencyKey: request.headers['idempotency-key'], logger: request.log },
+          app.config,
+        ),
+      )
+      // A replayed handle is an earlier run this key maps to (docs/adr/0133-idempotent-replayed-header.md).
+      if (handle.kind === 'replayed') reply.header('idempotent-replayed', 'true')
+      if (request.body.wait) return toRunResult(await handle.finished)
+      return reply.code(202).send({ run_id: handle.runId, status: handle.status, events_url: eventsUrl(handle.runId) })
     },
   })
 

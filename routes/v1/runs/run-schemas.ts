@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { RunStatusSchema } from '../../../src/events/run-event.js'
-import { RunRequestOptionsShape } from '../../../src/runs/run-request-options.js'
+import { RunRequestOptionsShape } from '../../../src/runs/run-request.js'
 import {
   CANCEL_RUN_EXAMPLES,
   CREATE_RUN_EXAMPLES,
@@ -53,10 +53,17 @@ const PermissionRequestSchema = z
     description: 'An open permission ask; answer it with POST /v1/runs/{run_id}/permissions/{request_id}',
   })
 
+/** Present when a cancelled run was stopped by the service shutting down, not by a client. */
+const CancelReasonSchema = z
+  .literal('shutdown')
+  .optional()
+  .describe('Why a cancelled run stopped when no client cancelled it: `shutdown`, the service stopped (docs/adr/0288)')
+
 export const RunResultSchema = z
   .object({
     run_id: z.string(),
     status: RunStatusSchema,
+    cancel_reason: CancelReasonSchema,
     session_id: z.string(),
     results: z.array(ToolResultBlockSchema).describe('One per tool_use block, in block order'),
     message: UserMessageSchema,
@@ -72,6 +79,7 @@ export const RunSchema = z
   .object({
     run_id: z.string(),
     status: RunStatusSchema,
+    cancel_reason: CancelReasonSchema,
     session_id: z.string(),
     tool_use_ids: z.array(z.string()),
     results: z.array(ToolResultBlockSchema).describe('Results so far, in block order'),

@@ -1,5 +1,5 @@
 import type { BlobInfo } from '../../../src/results/blob-store.js'
-import type { OpenPermissionRequest } from '../../../src/runs/open-permission-requests.js'
+import type { OpenPermissionRequest } from '../../../src/runs/control/open-permission-requests.js'
 import type { RunRecord } from '../../../src/stores/run-store.js'
 
 export const eventsUrl = (runId: string) => `/v1/runs/${runId}/events`
@@ -11,6 +11,7 @@ export function toRunResult(record: RunRecord) {
   return {
     run_id: record.runId,
     status: record.status,
+    ...(record.cancelReason === undefined ? {} : { cancel_reason: record.cancelReason }),
     session_id: record.sessionId,
     results: record.results,
     message: userMessage(record),
@@ -25,6 +26,7 @@ export function toRunView(record: RunRecord, permissionRequests: OpenPermissionR
   return {
     run_id: record.runId,
     status: record.status,
+    ...(record.cancelReason === undefined ? {} : { cancel_reason: record.cancelReason }),
     session_id: record.sessionId,
     tool_use_ids: record.toolUseIds,
     results: record.results,

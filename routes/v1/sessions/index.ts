@@ -33,8 +33,11 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
       body: CreateSessionBodySchema,
       response: { 201: jsonResponse('The new session', SessionSchema), ...problemResponses(400, 401, 403) },
     },
-    handler: async (request, reply) =>
-      reply.code(201).send(view(await app.sessions.create(request.tenant, request.body ?? {}))),
+    handler: async (request, reply) => {
+      const body = request.body ?? {}
+      app.toolPool.checkSessionRules(body.permissions, body.toolsets ?? app.settings.toolsets)
+      return reply.code(201).send(view(await app.sessions.create(request.tenant, body)))
+    },
   })
 
   app.get('/v1/sessions/:session_id', {

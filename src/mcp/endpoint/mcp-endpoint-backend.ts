@@ -4,8 +4,8 @@ import { isApiError } from '../../errors/api-error.js'
 import type { Logger } from '../../logging/logger.js'
 import type { ToolUseBlock } from '../../messages/content-blocks.js'
 import type { ToolPool } from '../../registry/tool-pool.js'
-import { type InputLimits, prepareRunInput } from '../../runs/run-input.js'
 import type { RunManager } from '../../runs/run-manager.js'
+import { type InputLimits, requestFromMcpCall } from '../../runs/run-request.js'
 import type { SessionService } from '../../sessions/session-service.js'
 import type { ToolexecMcpBackend, ToolexecMcpCallOutcome } from './create-toolexec-mcp-server.js'
 
@@ -39,14 +39,8 @@ export function createEndpointBackend(dependencies: EndpointDependencies, caller
 
   async function runOne(block: ToolUseBlock, call: CallOptions): Promise<ToolexecMcpCallOutcome> {
     if (call.signal.aborted) throw new McpError(ErrorCode.InvalidRequest, 'The call was cancelled before it started')
-    const handle = await runManager.start({
-      tenant: caller.tenant,
-      sessionId: await caller.sessionId(),
-      mode: 'wait',
-      input: prepareRunInput({ tool_uses: [block] }, dependencies.inputLimits),
-      options: {},
-      ...(caller.logger ? { logger: caller.logger } : {}),
-    })
+    const sessionId = await caller.sessionId()
+    const handle = await runManager.start(requestFromMcpCall(block, { ...caller, sessionId }, dependencies.inputLimits))
     const cancel = () => void runManager.cancel(caller.tenant, handle.runId).catch(() => {})
     call.signal.addEventListener('abort', cancel, { once: true })
     // Replays from the first event, so progress emitted before the subscription is not lost.

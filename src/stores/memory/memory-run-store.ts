@@ -1,0 +1,78 @@
+import type { RunRecord, RunStore } from '../run-store.js'
+
+export type MemoryRunStoreOptions = {
+  maxRetainedRuns: number
+  /** Told of the finished runs dropped over the bound at completion (their events and keys go too). */
+  onEvicted?: (records: RunRecord[]) => void
+}
+
+/** Runs in a Map (insertion order = creation order, which the eviction of old runs relies on). */
+export function createMemoryRunStore({ maxRetainedRuns, onEvicted }: MemoryRunStoreOptions): RunStore {
+  const runs = new Map<string, RunRecord>()
+  /**
+   * The bound holds between sweeps too: a burst of runs would otherwise keep every finished run
+   * (records and events) until the next sweep, a minute away by default, and the heap and its GC
+   * grew with them (docs/adr/0176-retained-runs-bounded-at-completion.md). Evicting a little
+   * below the bound in one go keeps the scan past running runs rare.
+   */
+  const slack = Math.max(16, Math.floor(maxRetainedRuns / 100))
+  const evictOverBound = (completedRunId: string) => {
+    if (runs.size <= maxRetainedRuns + slack) return
+    // The run completing now is read back by its caller at once: it is never the one dropped.
+    const removed = dropOldestFinished(runs, runs.size - maxRetainedRuns, completedRunId)
+    if (removed.length > 0) onEvicted?.(removed)
+  }
+
+  return {
+    async create(record) {
+      runs.set(record.runId, record)
+    },
+    async get(tenant, runId) {
+      const record = runs.get(runId)
+      return record?.tenant === tenant ? copyOf(record) : undefined
+    },
+    async appendToolUseId(runId, toolUseId) {
+      runs.get(runId)?.toolUseIds.push(toolUseId)
+    },
+    async appendResults(runId, results) {
+      runs.get(runId)?.results.push(...results)
+    },
+    async complete(runId, completion) {
+      const record = runs.get(runId)
+      if (!record) return
+      Object.assign(record, completion)
+      evictOverBound(runId)
+    },
+    async sweep(now) {
+      const removed: RunRecord[] = []
+      for (const record of runs.values()) {
+        if (record.expiresAt !== undefined && record.expiresAt <= now) removed.push(record)
+      }
+      for (const record of removed) runs.delete(record.runId)
+      // Over the bound: drop the oldest finished runs; running ones are never evicted.
+      removed.push(...dropOldestFinished(runs, runs.size - maxRetainedRuns))
+      return removed
+    },
+  }
+}
+
+/** Removes up to `count` finished runs, oldest first; running ones (and `keep`) stay. */
+function dropOldestFinished(runs: Map<string, RunRecord>, count: number, keep?: string): RunRecord[] {
+  const removed: RunRecord[] = []
+  for (const record of runs.values()) {
+    if (removed.length >= count) break
+    if (record.status === 'running' || record.runId === keep) continue
+    removed.push(record)
+  }
+  for (const record of removed) runs.delete(record.runId)
+  return removed
+}
+
+/**
+ * What a reader gets: its own record and arrays, so nothing it does reaches the store. The blocks
+ * inside are shared: results are never changed once appended. A deep `structuredClone` per read
+ * was a visible share of every wait-mode request (docs/adr/0171-run-record-read-without-deep-clone.md).
+ */
+function copyOf(record: RunRecord): RunRecord {
+  return { ...record, toolUseIds: [...record.toolUseIds], results: [...record.results], blobs: [...record.blobs] }
+}

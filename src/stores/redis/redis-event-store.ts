@@ -1,0 +1,262 @@
+import type { Redis } from 'ioredis'
+import type { RunEvent, RunEventBody } from '../../events/run-event.js'
+import type { EventListener, EventStore } from '../event-store.js'
+import { redisKeys } from './redis-keys.js'
+
+/**
+ * Appends a batch of one run's events in order at ids the caller chose (`0-<seq>`), publishes the
+ * last seq once, and when the batch holds run.completed sets the stream's expiry
+ * (docs/adr/0114-batched-event-appends.md). All seqs are checked before any is written: a seq
+ * another writer took, or one that would leave a gap after the stream's end, refuses the whole
+ * batch. Idempotent: a resend of a batch that already landed (ioredis resends unanswered commands
+ * after a reconnect) finds the same bodies and does nothing. ARGV: channel, max length, expiry
+ * ('' for none), then seq, body, ts per event.
+ */
+const APPEND_SCRIPT = `
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local expected = 1
+if #last > 0 then expected = tonumber(string.match(last[1][1], '%d+$')) + 1 end
+local fresh = {}
+for i = 4, #ARGV, 3 do
+  local seq = tonumber(ARGV[i])
+  if seq < expected then
+    local existing = redis.call('XRANGE', KEYS[1], '0-' .. seq, '0-' .. seq)
+    if #existing == 0 or existing[1][2][2] ~= ARGV[i + 1] then return redis.error_reply('SEQ_TAKEN') end
+  elseif seq == expected then
+    fresh[#fresh + 1] = i
+    expected = seq + 1
+  else
+    return redis.error_reply('SEQ_TAKEN')
+  end
+end
+if #fresh == 0 then return 0 end
+for _, i in ipairs(fresh) do
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '0-' .. ARGV[i], 'b', ARGV[i + 1], 't', ARGV[i + 2])
+end
+redis.call('PUBLISH', ARGV[1], ARGV[fresh[#fresh]])
+if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return #fresh
+`
+
+type Entry = { body: RunEventBody; seq: number; ts: string }
+
+/** One event waiting for its batch to be sent. */
+type Pending = Omit<Entry, 'seq'> & {
+  resolve: (event: RunEvent) => void
+  reject: (error: unknown) => void
+}
+
+type StreamEntry = [id: string, fields: string[]]
+
+export type RedisEventStoreOptions = {
+  redis: Redis
+  /** A connection in subscriber mode, shared by every tail of this instance. */
+  subscriber: Redis
+  /** How long a finished run's stream is kept (TOOLEXEC_RUN_TTL_MS). */
+  runTtlMs: number
+  /** Bound on one stream's length: a safety net far above any run's event count. */
+  maxEventsPerRun: number
+  now?: () => Date
+}
+
+type Tail = { cursors: Map<EventListener, number>; pumping?: Promise<void> | undefined; again: boolean }
+
+/**
+ * Event logs as one Redis Stream per run (docs/adr/0110-redis-key-layout.md). Live tails: one
+ * pub/sub channel per run nudges this instance's readers, which read the stream from the lowest
+ * cursor; each listener has its own cursor, so backlog and live part meet with no gap or duplicate.
+ */
+export function createRedisEventStore(options: RedisEventStoreOptions): EventStore {
+  const { redis, subscriber } = options
+  const now = options.now ?? (() => new Date())
+  redis.defineCommand('toolexecAppend', { numberOfKeys: 1, lua: APPEND_SCRIPT })
+  const nextSeq = new Map<string, number>()
+  const tails = new Map<string, Tail>()
+  /** Each run's events not sent yet, in append order: the next batch. */
+  const waiting = new Map<string, Pending[]>()
+  /** Runs with a batch on its way to Redis. */
+  const sending = new Set<string>()
+
+  subscriber.on('message', (channel: string) => {
+    const runId = runIdOfChannel(channel)
+    if (runId !== undefined) pump(runId)
+  })
+  // After a reconnect the nudges sent meanwhile are lost: every tail reads what it missed.
+  subscriber.on('ready', () => {
+    for (const runId of tails.keys()) pump(runId)
+  })
+
+  async function readAfter(runId: string, afterSeq: number): Promise<RunEvent[]> {
+    const entries = (await redis.xrange(
+      redisKeys.events(runId),
+      `0-${Math.max(0, afterSeq) + 1}`,
+      '+',
+    )) as StreamEntry[]
+    return entries.map((entry) => toEvent(runId, entry))
+  }
+
+  async function lastSeq(runId: string): Promise<number> {
+    const [last] = (await redis.xrevrange(redisKeys.events(runId), '+', '-', 'COUNT', 1)) as StreamEntry[]
+    return last ? seqOf(last[0]) : 0
+  }
+
+  function send(runId: string, events: readonly Entry[]): Promise<unknown> {
+    const completes = events.some((event) => event.body.type === 'run.completed')
+    const args = [
+      redisKeys.events(runId),
+      redisKeys.eventsChannel(runId),
+      String(options.maxEventsPerRun),
+      completes ? String(options.runTtlMs) : '',
+    ]
+    for (const event of events) args.push(String(event.seq), JSON.stringify(event.body), event.ts)
+    return (redis as unknown as AppendCommand).toolexecAppend(...args)
+  }
+
+  /**
+   * Sends a run's waiting events as one batch, at most one batch per run in flight: the events
+   * appended meanwhile wait for its answer and then go out together, so a burst of events costs
+   * one command (docs/adr/0114-batched-event-appends.md).
+   */
+  function flush(runId: string): void {
+    const batch = waiting.get(runId)
+    if (!batch || sending.has(runId)) return
+    waiting.delete(runId)
+    sending.add(runId)
+    void storeBatch(runId, batch)
+      .then(
+        (events) => {
+          for (const [index, pending] of batch.entries()) pending.resolve(events[index]!)
+        },
+        (error: unknown) => {
+          for (const pending of batch) pending.reject(error)
+        },
+      )
+      .finally(() => {
+        sending.delete(runId)
+        flush(runId)
+      })
+  }
+
+  async function storeBatch(runId: string, batch: readonly Pending[]): Promise<RunEvent[]> {
+    for (let attempt = 0; ; attempt++) {
+      // The first batch of a run on this instance reads the end; later ones continue from it.
+      const first = nextSeq.get(runId) ?? (await lastSeq(runId)) + 1
+      const entries = batch.map(({ body, ts }, index) => ({ body, ts, seq: first + index }))
+      try {
+        await send(runId, entries)
+      } catch (error) {
+        // Another writer (the instance that closes a lost run) took a seq: read the end again.
+        nextSeq.delete(runId)
+        if (attempt < 3 && String(error).includes('SEQ_TAKEN')) continue
+        throw error
+      }
+      if (entries.some((entry) => entry.body.type === 'run.completed')) nextSeq.delete(runId)
+      else nextSeq.set(runId, first + entries.length)
+      return entries.map((entry) => eventOf(runId, entry))
+    }
+  }
+
+  function pump(runId: string): Promise<void> {
+    const tail = tails.get(runId)
+    if (!tail) return Promise.resolve()
+    if (tail.pumping) {
+      tail.again = true
+      return tail.pumping
+    }
+    tail.again = false
+    tail.pumping = (async () => {
+      do {
+        tail.again = false
+        if (tail.cursors.size === 0) break
+        const from = Math.min(...tail.cursors.values())
+        const events = await readAfter(runId, from)
+        for (const event of events) {
+          for (const [listener, cursor] of tail.cursors) {
+            if (event.seq <= cursor) continue
+            tail.cursors.set(listener, event.seq)
+            deliver(listener, event)
+          }
+        }
+      } while (tail.again)
+    })()
+      .catch(() => {
+        // Redis is away: the next nudge or the reconnect reads again from the same cursors.
+      })
+      .finally(() => {
+        tail.pumping = undefined
+        // A nudge that came after the last read but before this point would otherwise be lost.
+        if (tail.again) void pump(runId)
+      })
+    return tail.pumping
+  }
+
+  return {
+    append(runId, body) {
+      // Seqs follow append order: each event joins the run's next batch, which goes out at the end
+      // of this event-loop turn or when the batch before it is answered.
+      return new Promise((resolve, reject) => {
+        let batch = waiting.get(runId)
+        if (!batch) {
+          batch = []
+          waiting.set(runId, batch)
+          if (!sending.has(runId)) setImmediate(() => flush(runId))
+        }
+        batch.push({ body, ts: now().toISOString(), resolve, reject })
+      })
+    },
+    appendBatch(runId, bodies) {
+      // Every append joins the run's next batch already: one Redis round trip carries them all.
+      return Promise.all(bodies.map((body) => this.append(runId, body)))
+    },
+    read: readAfter,
+    async subscribe(runId, afterSeq, listener) {
+      let tail = tails.get(runId)
+      if (!tail) {
+        tail = { cursors: new Map(), again: false }
+        tails.set(runId, tail)
+        // Subscribed before the first read, so no nudge falls between the backlog and the tail.
+        await subscriber.subscribe(redisKeys.eventsChannel(runId))
+      }
+      tail.cursors.set(listener, Math.max(0, afterSeq))
+      // A read already under way may have started without this cursor: the backlog waits for the next.
+      await tail.pumping
+      await pump(runId)
+      const owner = tail
+      return () => {
+        owner.cursors.delete(listener)
+        if (owner.cursors.size === 0 && tails.get(runId) === owner) {
+          tails.delete(runId)
+          void subscriber.unsubscribe(redisKeys.eventsChannel(runId)).catch(() => undefined)
+        }
+      }
+    },
+    async delete(runId) {
+      await redis.del(redisKeys.events(runId))
+    },
+  }
+}
+
+type AppendCommand = { toolexecAppend(...args: string[]): Promise<number> }
+
+const eventOf = (runId: string, { body, seq, ts }: Entry) => ({ ...body, seq, run_id: runId, ts }) as RunEvent
+
+const seqOf = (id: string) => Number(id.slice(id.indexOf('-') + 1))
+
+function toEvent(runId: string, [id, fields]: StreamEntry): RunEvent {
+  const body = JSON.parse(fields[1]!) as RunEventBody
+  return { ...body, seq: seqOf(id), run_id: runId, ts: fields[3]! } as RunEvent
+}
+
+function runIdOfChannel(channel: string): string | undefined {
+  const prefix = redisKeys.eventsChannel('')
+  return channel.startsWith(prefix) ? channel.slice(prefix.length) : undefined
+}
+
+/** One faulty subscriber must not stop the others. */
+function deliver(listener: EventListener, event: RunEvent): void {
+  try {
+    listener(event)
+  } catch {
+    // The subscriber's own problem: it is not told again.
+  }
+}

@@ -1,0 +1,146 @@
+import type { Redis } from 'ioredis'
+import type { RunStatus } from '../../events/run-event.js'
+import type { ToolResultBlock } from '../../messages/content-blocks.js'
+import type { BlobInfo } from '../../results/blob-store.js'
+import type { RunRecord, RunStore } from '../run-store.js'
+import { redisKeys } from './redis-keys.js'
+
+/**
+ * Completes a run in one step: status, final results and blobs, expiry of its keys, its stream
+ * and its idempotency key; then the oldest finished runs beyond the bound go, with their streams.
+ * KEYS: run, ids, results, blobs, events, idempotency ('' when none), finished set.
+ * ARGV: status, finishedAt, expiresAt, maxRetainedRuns, runId, then results JSON, then blobs JSON.
+ */
+const COMPLETE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finishedAt', ARGV[2], 'expiresAt', ARGV[3])
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'cancelReason', ARGV[8]) end
+redis.call('DEL', KEYS[3], KEYS[4])
+local results = cjson.decode(ARGV[6])
+for i = 1, #results do redis.call('RPUSH', KEYS[3], results[i]) end
+local blobs = cjson.decode(ARGV[7])
+for i = 1, #blobs do redis.call('RPUSH', KEYS[4], blobs[i]) end
+for i = 1, 5 do redis.call('PEXPIREAT', KEYS[i], ARGV[3]) end
+if KEYS[6] ~= '' then redis.call('PEXPIREAT', KEYS[6], ARGV[3]) end
+redis.call('ZADD', KEYS[7], ARGV[3], ARGV[5])
+local excess = redis.call('ZCARD', KEYS[7]) - tonumber(ARGV[4])
+if excess > 0 then
+  for _, old in ipairs(redis.call('ZPOPMIN', KEYS[7], excess)) do
+    if _ % 2 == 1 then
+      local base = KEYS[1]:sub(1, #KEYS[1] - #ARGV[5]) .. old
+      redis.call('DEL', base, base .. ':ids', base .. ':results', base .. ':blobs', KEYS[5]:sub(1, #KEYS[5] - #ARGV[5]) .. old)
+    end
+  end
+end
+return 1
+`
+
+type Fixed = Pick<RunRecord, 'runId' | 'tenant' | 'sessionId' | 'mode' | 'createdAt' | 'idempotencyKey'>
+
+export type RedisRunStoreOptions = { redis: Redis; maxRetainedRuns: number }
+
+/**
+ * Runs as a hash (fixed fields, status, finish time) plus lists of tool_use ids, results and
+ * blobs, so every write is one narrow command (docs/adr/0110-redis-key-layout.md). Finished runs
+ * expire by TTL; there is nothing to sweep.
+ */
+export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOptions): RunStore {
+  redis.defineCommand('toolexecComplete', { numberOfKeys: 7, lua: COMPLETE_SCRIPT })
+  /**
+   * Who owns each run this instance created, until it completes: completion needs the tenant and
+   * idempotency key, which would otherwise be one more read (docs/adr/0179-one-control-channel-per-instance.md).
+   * A run closed elsewhere (a lost run) is read from its hash.
+   */
+  const owners = new Map<string, Pick<Fixed, 'tenant' | 'idempotencyKey'>>()
+
+  return {
+    async create(record) {
+      const fixed: Fixed = {
+        runId: record.runId,
+        tenant: record.tenant,
+        sessionId: record.sessionId,
+        mode: record.mode,
+        createdAt: record.createdAt,
+        ...(record.idempotencyKey === undefined ? {} : { idempotencyKey: record.idempotencyKey }),
+      }
+      const multi = redis
+        .multi()
+        .hset(redisKeys.run(record.runId), 'fixed', JSON.stringify(fixed), 'status', record.status)
+      if (record.toolUseIds.length > 0) multi.rpush(redisKeys.runToolUseIds(record.runId), ...record.toolUseIds)
+      for (const result of record.results) multi.rpush(redisKeys.runResults(record.runId), JSON.stringify(result))
+      await multi.exec()
+      owners.set(record.runId, {
+        tenant: record.tenant,
+        ...(record.idempotencyKey === undefined ? {} : { idempotencyKey: record.idempotencyKey }),
+      })
+    },
+    async get(tenant, runId) {
+      const replies = await redis
+        .multi()
+        .hgetall(redisKeys.run(runId))
+        .lrange(redisKeys.runToolUseIds(runId), 0, -1)
+        .lrange(redisKeys.runResults(runId), 0, -1)
+        .lrange(redisKeys.runBlobs(runId), 0, -1)
+        .exec()
+      const [hash, ids, results, blobs] = (replies ?? []).map(([error, value]) => {
+        if (error) throw error
+        return value
+      }) as [Record<string, string>, string[], string[], string[]]
+      if (!hash?.fixed) return undefined
+      const fixed = JSON.parse(hash.fixed) as Fixed
+      if (fixed.tenant !== tenant) return undefined
+      return {
+        ...fixed,
+        status: hash.status as RunStatus,
+        toolUseIds: ids,
+        results: results.map((result) => JSON.parse(result) as ToolResultBlock),
+        blobs: blobs.map((blob) => JSON.parse(blob) as BlobInfo),
+        ...(hash.finishedAt === undefined ? {} : { finishedAt: hash.finishedAt }),
+        ...(hash.expiresAt === undefined ? {} : { expiresAt: Number(hash.expiresAt) }),
+        ...(hash.cancelReason === 'shutdown' ? { cancelReason: 'shutdown' as const } : {}),
+      }
+    },
+    async appendToolUseId(runId, toolUseId) {
+      await redis.rpush(redisKeys.runToolUseIds(runId), toolUseId)
+    },
+    async appendResults(runId, results) {
+      // One RPUSH for the results of one batch of events (docs/adr/0174-run-events-written-in-batches.md).
+      if (results.length > 0)
+        await redis.rpush(redisKeys.runResults(runId), ...results.map((result) => JSON.stringify(result)))
+    },
+    async complete(runId, completion) {
+      let owner = owners.get(runId)
+      owners.delete(runId)
+      if (!owner) {
+        const fixed = await redis.hget(redisKeys.run(runId), 'fixed')
+        if (fixed === null) return
+        owner = JSON.parse(fixed) as Fixed
+      }
+      const { tenant, idempotencyKey } = owner
+      await (redis as unknown as CompleteCommand).toolexecComplete(
+        redisKeys.run(runId),
+        redisKeys.runToolUseIds(runId),
+        redisKeys.runResults(runId),
+        redisKeys.runBlobs(runId),
+        redisKeys.events(runId),
+        idempotencyKey === undefined ? '' : redisKeys.idempotency(tenant, idempotencyKey),
+        redisKeys.finishedRuns,
+        completion.status,
+        completion.finishedAt,
+        String(completion.expiresAt),
+        String(maxRetainedRuns),
+        runId,
+        // Lists of JSON strings: cjson never re-encodes a result, so its bytes stay as they were.
+        JSON.stringify(completion.results.map((result) => JSON.stringify(result))),
+        JSON.stringify(completion.blobs.map((blob) => JSON.stringify(blob))),
+        completion.cancelReason ?? '',
+      )
+    },
+    async sweep() {
+      // Redis expires finished runs itself (PEXPIREAT in COMPLETE_SCRIPT).
+      return []
+    },
+  }
+}
+
+type CompleteCommand = { toolexecComplete(...args: string[]): Promise<number> }

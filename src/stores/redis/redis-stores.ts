@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto'
+import { Redis } from 'ioredis'
+import type { StoreLimits, Stores } from '../stores.js'
+import { createRedisEventStore } from './redis-event-store.js'
+import { createRedisIdempotencyStore } from './redis-idempotency-store.js'
+import { createRedisRunCoordination, type RedisRunCoordination } from './redis-run-coordination.js'
+import { createRedisRunStore } from './redis-run-store.js'
+import { createRedisSessionStore } from './redis-session-store.js'
+
+export type RedisStoresOptions = StoreLimits & {
+  url: string
+  runTtlMs: number
+  leaseMs: number
+  instanceId?: string
+}
+
+/** A stream can hold at most this many events; far above what TOOLEXEC_MAX_BLOCKS_PER_RUN allows. */
+const MAX_EVENTS_PER_RUN = 100_000
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/**
+ * Every store on one Redis, plus the coordination between instances. Commands wait through an
+ * outage (`maxRetriesPerRequest: null`): a write of a running run lands once Redis is back, and
+ * new runs are refused meanwhile (docs/operations.md, "Redis unreachable").
+ */
+export function createRedisStores(options: RedisStoresOptions) {
+  const connect = (autoPipelining: boolean) =>
+    new Redis(options.url, {
+      maxRetriesPerRequest: null,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+      lazyConnect: false,
+      // Commands issued in one event-loop turn leave in one write: the profile of the Redis mode
+      // had a third of its time in a socket write per command (docs/adr/0177-redis-auto-pipelining.md).
+      enableAutoPipelining: autoPipelining,
+    })
+  const redis = connect(true)
+  // Subscriber mode takes no ordinary commands: nothing to pipeline.
+  const subscriber = connect(false)
+  // Errors surface as the connection status (`available`); unhandled they would crash the process.
+  redis.on('error', () => undefined)
+  subscriber.on('error', () => undefined)
+  const instanceId = options.instanceId ?? `ins_${randomUUID()}`
+  const stores: Stores = {
+    runs: createRedisRunStore({ redis, maxRetainedRuns: options.maxRetainedRuns }),
+    events: createRedisEventStore({
+      redis,
+      subscriber,
+      runTtlMs: options.runTtlMs,
+      maxEventsPerRun: MAX_EVENTS_PER_RUN,
+    }),
+    sessions: createRedisSessionStore({ redis, idleTtlMs: options.sessionIdleTtlMs }),
+    idempotency: createRedisIdempotencyStore({ redis, claimTtlMs: Math.max(options.runTtlMs, DAY_MS) }),
+  }
+  const coordination: RedisRunCoordination = createRedisRunCoordination({
+    redis,
+    subscriber,
+    instanceId,
+    leaseMs: options.leaseMs,
+  })
+  return {
+    stores,
+    coordination,
+    redis,
+    instanceId,
+    async close() {
+      await coordination.close()
+      redis.disconnect()
+      subscriber.disconnect()
+    },
+  }
+}
+
+export type RedisStores = ReturnType<typeof createRedisStores>
