@@ -5,7 +5,7 @@
 // and `export` kept and memories found whichever instance a run lands on, blobs, the caller's
 // X-Request-Id kept, and /metrics not published. Without nginx it fails under CI=true.
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -38,15 +38,11 @@ describe('the deployed chain: nginx, two instances, Redis', () => {
   beforeAll(async () => {
     redis = await startRedisServer()
     data = mkdtempSync(path.join(tmpdir(), 'toolexec-chain-'))
-    // The Redis session store of this tree may not keep a session's toolsets: the operator's
-    // default offers the client tools either way.
-    writeFileSync(path.join(data, 'settings.json'), JSON.stringify({ toolsets: ['claude_code', 'anthropic_client'] }))
     const environment = {
       TOOLEXEC_REDIS_URL: redis.url,
       TOOLEXEC_WORKSPACE: path.join(data, 'workspace'),
       TOOLEXEC_BLOB_DIR: path.join(data, 'blobs'),
       TOOLEXEC_MEMORY_DIR: path.join(data, 'memory'),
-      TOOLEXEC_SETTINGS: path.join(data, 'settings.json'),
       TOOLEXEC_SANDBOX: 'off',
     }
     // The first one alone: it records the shared volumes the second is checked against.
