@@ -26,11 +26,13 @@ RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
 
 # Listening on every interface requires TOOLEXEC_API_KEYS (the service refuses to start without).
+# Every directory the service writes is on the /data volume, owned by `node` (/app is root's).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
     TOOLEXEC_WORKSPACE=/data/workspace \
-    TOOLEXEC_BLOB_DIR=/data/blobs
+    TOOLEXEC_BLOB_DIR=/data/blobs \
+    TOOLEXEC_MEMORY_DIR=/data/memory
 
 RUN mkdir -p /data && chown node:node /data
 USER node

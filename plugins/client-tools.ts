@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import type { Tools } from '../src/tool/tool.js'
 import { createClientBashTool } from '../src/tools/client-bash/client-bash-tool.js'
 import { createShellRegistry } from '../src/tools/client-bash/shell-registry.js'
+import { createShellStateFiles } from '../src/tools/client-bash/shell-state.js'
 import { createMemoryTool } from '../src/tools/memory/memory-tool.js'
 import { createTextEditorTool } from '../src/tools/text-editor/text-editor-tool.js'
 
@@ -34,8 +35,14 @@ export const clientToolsPlugin = fp<ClientToolsPluginOptions>(
     const settings = app.settings.clientTools ?? {}
     const sharedMemory = settings.memoryScope === 'tenant'
     const shells = createShellRegistry({ idleTtlMs: sessionIdleTtlMs, maxShells: MAX_SHELLS })
+    // Sessions with a directory under TOOLEXEC_MEMORY_DIR (memories, the saved shell state): removed with the session.
     const memorySessions = new Map<string, { tenant: string; sessionId: string }>()
     const tenantDirectory = (tenant: string) => path.join(memoryDir, encodeURIComponent(tenant))
+    // On the volume every instance shares, so the session's next shell finds it wherever it starts (docs/adr/0270).
+    const shellStates = createShellStateFiles((tenant, sessionId) => {
+      memorySessions.set(`${tenant}\u0000${sessionId}`, { tenant, sessionId })
+      return path.join(tenantDirectory(tenant), encodeURIComponent(sessionId))
+    })
     const memoryTool = createMemoryTool(({ tenant, sessionId }) => {
       if (sharedMemory) return path.join(tenantDirectory(tenant), '_tenant', 'memories')
       memorySessions.set(`${tenant}\u0000${sessionId}`, { tenant, sessionId })
@@ -44,7 +51,9 @@ export const clientToolsPlugin = fp<ClientToolsPluginOptions>(
     const maxCharacters = settings.textEditorMaxCharacters
     const tools: Tools = [
       // Without a usable sandbox for several tenants, bash is left out like Bash.
-      ...(app.sandbox.enabled ? [createClientBashTool({ shells, timeoutMs: options.bashTimeoutMs })] : []),
+      ...(app.sandbox.enabled
+        ? [createClientBashTool({ shells, states: shellStates, timeoutMs: options.bashTimeoutMs })]
+        : []),
       createTextEditorTool({ type: 'text_editor_20250728', ...(maxCharacters ? { maxCharacters } : {}) }),
       createTextEditorTool({ type: 'text_editor_20250124' }),
       memoryTool,

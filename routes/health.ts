@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { probeWritable } from '../src/paths/probe-writable.js'
 import { jsonResponse } from './responses.js'
 import { McpServerStateSchema, toMcpServerStateBody } from './v1/mcp-server-schemas.js'
 
@@ -14,6 +15,14 @@ const ReadinessSchema = StatusSchema.extend({
       last_error: z.string().optional().describe('The last refusal (ENOSPC, EROFS, …) until a write succeeds'),
     })
     .describe('An unwritable blob directory makes the service unready: oversized Bash output would fail'),
+  directories: z
+    .object({
+      workspace: z.object({ writable: z.boolean(), error: z.string().optional() }),
+      memory: z.object({ writable: z.boolean(), error: z.string().optional() }),
+    })
+    .describe(
+      'Probe files written just now in TOOLEXEC_WORKSPACE and TOOLEXEC_MEMORY_DIR (the bash shell state and memories); either unwritable makes the service unready. `error` is the code (EACCES, ENOSPC, …)',
+    ),
   bash_containment: z
     .enum(['bwrap', 'pid-namespace', 'process-group'])
     .describe("What ends a Bash command's processes with the call (docs/reliability.md)"),
@@ -37,12 +46,12 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['operations'],
       operationId: 'getReadiness',
       summary:
-        'Readiness: 503 while shutting down, while the shared store (Redis) is unreachable, or while the blob directory takes no writes',
+        'Readiness: 503 while shutting down, while the shared store (Redis) is unreachable, or while the blob, workspace or memory directory takes no writes',
       security: [],
       response: {
         200: jsonResponse('Ready', ReadinessSchema),
         503: jsonResponse(
-          'Draining for shutdown, the shared store is unavailable, or the blob directory is not writable',
+          'Draining for shutdown, the shared store is unavailable, or a directory the service writes is not writable',
           ReadinessSchema,
         ),
       },
@@ -50,7 +59,11 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     handler: async (_request, reply) => {
       const draining = app.runManager.shuttingDown
       const { health } = app.blobStore
-      const probe = await health.probe()
+      const [probe, workspace, memory] = await Promise.all([
+        health.probe(),
+        probeWritable(app.config.workspace),
+        probeWritable(app.config.memoryDir),
+      ])
       const lastError = probe.error ?? health.lastError
       const storeProblem = app.coordination?.unavailableReason()
       const body = {
@@ -58,9 +71,11 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
           ? 'shutting_down'
           : storeProblem !== undefined
             ? 'store_unavailable'
-            : probe.writable
-              ? 'ready'
-              : 'blob_storage_unwritable',
+            : !probe.writable
+              ? 'blob_storage_unwritable'
+              : workspace.writable && memory.writable
+                ? 'ready'
+                : 'directory_unwritable',
         ...(storeProblem === undefined ? {} : { reason: storeProblem }),
         mcp_servers: app.mcpServers.states().map(toMcpServerStateBody),
         blob_storage: {
@@ -68,6 +83,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
           write_failures: health.failures,
           ...(lastError === undefined ? {} : { last_error: lastError }),
         },
+        directories: { workspace, memory },
         bash_containment: app.sandbox.containment,
       }
       return reply.code(body.status === 'ready' ? 200 : 503).send(body)

@@ -41,7 +41,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 503 while shutting down, while the shared store (Redis) is unreachable, or while the blob directory takes no writes */
+        /** Readiness: 503 while shutting down, while the shared store (Redis) is unreachable, or while the blob, workspace or memory directory takes no writes */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -744,6 +744,17 @@ export interface operations {
                             /** @description Blob writes refused by the file system since start */
                             write_failures: number;
                         };
+                        /** @description Probe files written just now in TOOLEXEC_WORKSPACE and TOOLEXEC_MEMORY_DIR (the bash shell state and memories); either unwritable makes the service unready. `error` is the code (EACCES, ENOSPC, …) */
+                        directories: {
+                            memory: {
+                                error?: string;
+                                writable: boolean;
+                            };
+                            workspace: {
+                                error?: string;
+                                writable: boolean;
+                            };
+                        };
                         /** @description A failed MCP server does not make the service unready */
                         mcp_servers: components["schemas"]["McpServerState"][];
                         /** @description Why the shared store is unavailable (Redis unreachable, volume mismatch) */
@@ -752,7 +763,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Draining for shutdown, the shared store is unavailable, or the blob directory is not writable */
+            /** @description Draining for shutdown, the shared store is unavailable, or a directory the service writes is not writable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -772,6 +783,17 @@ export interface operations {
                             writable: boolean;
                             /** @description Blob writes refused by the file system since start */
                             write_failures: number;
+                        };
+                        /** @description Probe files written just now in TOOLEXEC_WORKSPACE and TOOLEXEC_MEMORY_DIR (the bash shell state and memories); either unwritable makes the service unready. `error` is the code (EACCES, ENOSPC, …) */
+                        directories: {
+                            memory: {
+                                error?: string;
+                                writable: boolean;
+                            };
+                            workspace: {
+                                error?: string;
+                                writable: boolean;
+                            };
                         };
                         /** @description A failed MCP server does not make the service unready */
                         mcp_servers: components["schemas"]["McpServerState"][];

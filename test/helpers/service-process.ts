@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { freePort } from './free-port.js'
+import { waitUntilHealthy } from './wait-until-healthy.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -53,20 +54,13 @@ export async function startServiceProcess(environment: Record<string, string>): 
     }
   }
   const baseUrl = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`)
-    const up = await fetch(`${baseUrl}/healthz`).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (up) break
-    if (Date.now() > deadline) {
-      signal('SIGKILL')
-      throw new Error(`server did not answer /healthz within 30 s: ${output}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  await waitUntilHealthy(`${baseUrl}/healthz`, {
+    name: 'server',
+    child,
+    output: () => output,
+    kill: () => signal('SIGKILL'),
+    timeoutMs: 30_000,
+  })
   return {
     baseUrl,
     wsUrl: `ws://127.0.0.1:${port}`,

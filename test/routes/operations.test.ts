@@ -1,5 +1,7 @@
-// Pins the operational routes and the tool pool: /healthz, /readyz, /metrics, /v1/tools, /v1/blobs,
+// Pins the operational routes and the tool pool: /healthz, /readyz (every directory written), /metrics, /v1/tools, /v1/blobs,
 // request ids and unknown routes as problem+json.
+import { writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/build-test-app.js'
 import { createTestTools } from '../helpers/test-tools.js'
@@ -13,8 +15,22 @@ describe('operations', () => {
       status: 'ready',
       mcp_servers: [],
       blob_storage: { writable: true, write_failures: 0 },
+      directories: { workspace: { writable: true }, memory: { writable: true } },
       bash_containment: expect.stringMatching(/^(pid-namespace|process-group)$/),
     })
+  })
+
+  it('is not ready while the memory directory takes no writes, and says why without a host path', async () => {
+    const { app, root } = await buildTestApp()
+    // A file where the directory should be: refused for any user, root included.
+    await writeFile(path.join(root, 'memory'), 'not a directory')
+    const response = await app.inject({ url: '/readyz' })
+    expect(response.statusCode).toBe(503)
+    expect(response.json()).toMatchObject({
+      status: 'directory_unwritable',
+      directories: { workspace: { writable: true }, memory: { writable: false, error: 'EEXIST' } },
+    })
+    expect(response.body).not.toContain(root)
   })
 
   it('counts runs and calls by tool and outcome in /metrics', async () => {

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
+import { errorCode } from '../../paths/error-code.js'
 import { realWorkingDirectories } from '../../paths/working-directories.js'
 import type { BlobRef } from '../../results/blob-store.js'
 import { buildPreview, persistedOutputMessage } from '../../results/persisted-output.js'
@@ -8,8 +10,9 @@ import type { ToolCallProgress, ToolUseContext } from '../../tool/tool.js'
 import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_RESULT_CHARS } from '../bash/bash-limits.js'
 import { MULTI_TENANT_WITHOUT_SANDBOX_MESSAGE, sandboxLayout } from '../bash/bash-tool.js'
 import { type CollectedOutput, createOutputCollector } from '../bash/output-collector.js'
-import { startPersistentShell } from './persistent-shell.js'
+import { type PersistentShell, startPersistentShell } from './persistent-shell.js'
 import type { ShellRegistry } from './shell-registry.js'
+import { captureShellState, restoreShellState, type ShellStateFiles, unreadNote, unsavedNote } from './shell-state.js'
 
 const ClientBashInputSchema = z.strictObject({
   command: z.string().optional().describe('The bash command to run'),
@@ -57,12 +60,53 @@ async function startShell(context: ToolUseContext) {
  * environment, output spill and progress as Bash (docs/adr/0145-persistent-shell.md).
  * Never concurrency-safe: the shell is shared.
  */
-export function createClientBashTool(options: { shells: ShellRegistry; timeoutMs?: number | undefined }) {
-  const { shells } = options
+export function createClientBashTool(options: {
+  shells: ShellRegistry
+  timeoutMs?: number | undefined
+  /** Where the shell's state is saved after each command, for the session's next shell (docs/adr/0270). */
+  states?: ShellStateFiles | undefined
+}) {
+  const { shells, states } = options
   const timeoutMs = options.timeoutMs ?? BASH_DEFAULT_TIMEOUT_MS
 
+  /**
+   * The session's shell, with the saved state taken over when that state is another shell's (the
+   * session's last command ran on another instance, or this instance's shell ended since).
+   */
+  async function sessionShell(context: ToolUseContext) {
+    const { tenant, sessionId } = context
+    let shell = await shells.shellFor(tenant, sessionId, () => startShell(context))
+    const saved = await states?.read(tenant, sessionId).catch((error: unknown) => errorCode(error) ?? 'error')
+    if (typeof saved === 'string') return { shell, notes: [unreadNote(saved)] }
+    if (!saved || saved.shellId === shell.id) return { shell, notes: [] as string[] }
+    if (shell.used) {
+      // This instance's shell is behind what ran elsewhere: a fresh one takes the saved state.
+      await shells.end(tenant, sessionId)
+      shell = await shells.shellFor(tenant, sessionId, () => startShell(context))
+    }
+    if ('reset' in saved) return { shell, notes: [] as string[] }
+    return { shell, notes: await restoreShellState(shell, saved, context.abortSignal) }
+  }
+
+  /** Ends the shell here and, through the saved state, any the session has elsewhere: the next command starts fresh, as the result says. */
+  async function endShell(context: ToolUseContext) {
+    await shells.end(context.tenant, context.sessionId)
+    await states?.write(context.tenant, context.sessionId, { shellId: randomUUID(), reset: true })
+  }
+
+  /** Saves the state for the session's next shell; a failure is said in the result, not hidden. */
+  async function saveState(shell: PersistentShell, context: ToolUseContext): Promise<string[]> {
+    try {
+      const state = await captureShellState(shell, context.abortSignal)
+      if (state) await states?.write(context.tenant, context.sessionId, state)
+      return []
+    } catch (error) {
+      return [unsavedNote(errorCode(error) ?? 'error')]
+    }
+  }
+
   async function runCommand(command: string, context: ToolUseContext, onProgress?: ToolCallProgress) {
-    const shell = await shells.shellFor(context.tenant, context.sessionId, () => startShell(context))
+    const { shell, notes } = await sessionShell(context)
     const output = createOutputCollector({
       thresholdChars: BASH_MAX_RESULT_CHARS,
       openBlob: () =>
@@ -72,14 +116,15 @@ export function createClientBashTool(options: { shells: ShellRegistry; timeoutMs
     const result = await shell.run(command, { timeoutMs, signal: context.abortSignal, output })
     output.end()
     const collected = await output.result()
-    const text = displayText(collected)
+    if (result.state === 'finished' && states) notes.push(...(await saveState(shell, context)))
+    const text = [...notes, displayText(collected)].filter((part) => part !== '').join('\n')
     const blob = collected.spilled ? collected.blob : undefined
     if (result.state === 'exited') {
-      await shells.end(context.tenant, context.sessionId)
+      await endShell(context)
       throw failure(clientBashMessages.exited(result.exitCode), text, blob)
     }
     if (result.state !== 'finished') {
-      await shells.end(context.tenant, context.sessionId)
+      await endShell(context)
       const message =
         result.state === 'timed-out'
           ? clientBashMessages.timedOut(Math.round(timeoutMs / 1000))
@@ -116,7 +161,7 @@ export function createClientBashTool(options: { shells: ShellRegistry; timeoutMs
       }
       return shells.serialise(context.tenant, context.sessionId, async () => {
         if (input.restart) {
-          await shells.end(context.tenant, context.sessionId)
+          await endShell(context)
           return { data: { output: clientBashMessages.restarted } as ClientBashOutput }
         }
         if (input.command === undefined || input.command.trim() === '') throw new Error(clientBashMessages.noCommand)

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { StringDecoder } from 'node:string_decoder'
 import { killProcessGroup } from '../bash/kill-process-group.js'
-import type { OutputCollector } from '../bash/output-collector.js'
 import { commandEnvironment } from '../bash/run-shell-command.js'
 import { BWRAP_COMMAND, bubblewrapArguments, type SandboxLayout } from '../bash/sandbox.js'
 
@@ -59,9 +58,10 @@ export function startPersistentShell(options: PersistentShellOptions) {
 
   async function run(
     command: string,
-    call: { timeoutMs: number; signal: AbortSignal; output: OutputCollector },
+    call: { timeoutMs: number; signal: AbortSignal; output: { write(chunk: Buffer): unknown } },
   ): Promise<ShellCommandResult> {
     if (exitCode !== null) return { state: 'exited', exitCode }
+    used = true
     const marker = `\n__toolexec_${randomUUID().replaceAll('-', '')}__`
     const pattern = new RegExp(`${marker.slice(1)}(\\d+)\\n`)
     let pending = ''
@@ -104,6 +104,7 @@ export function startPersistentShell(options: PersistentShellOptions) {
     }
   }
 
+  let used = false
   let killing: Promise<void> | undefined
   /** SIGTERM then SIGKILL to the shell's whole process group; resolves once it is gone. */
   function kill(): Promise<void> {
@@ -116,8 +117,14 @@ export function startPersistentShell(options: PersistentShellOptions) {
   }
 
   return {
+    /** Names this shell in the saved state (docs/adr/0270-shell-state-follows-the-session.md). */
+    id: randomUUID(),
     run,
     kill,
+    /** Whether a command has been sent to it (a fresh shell can take a restored state). */
+    get used() {
+      return used
+    },
     get alive() {
       return exitCode === null && killing === undefined
     },

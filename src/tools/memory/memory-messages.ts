@@ -4,6 +4,9 @@
  * helpers word them. Pinned in test/tools/memory/; docs/adr/0142-client-tool-texts.md.
  */
 export const memoryMessages = {
+  /** toolexec's own: the store refused (the code only, never the operator's host path). */
+  storeFailed: (code: string) =>
+    `The memory store is not usable right now (${code}); this is a problem of the service's storage, not of the path.`,
   outside: (path: string) => `Path must start with /memories, got: ${path}`,
   escapes: (path: string) => `Path ${path} would escape /memories directory`,
   symlink: 'Path would escape /memories directory via symlink',

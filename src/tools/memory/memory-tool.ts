@@ -165,6 +165,18 @@ async function run(input: MemoryInput, root: string): Promise<string> {
 }
 
 /**
+ * A file system refusal (EACCES on a misconfigured TOOLEXEC_MEMORY_DIR, ENOSPC, …) carries the
+ * host path in its message; the model gets the code only (issue 20).
+ */
+function withoutHostPath(error: unknown): never {
+  const code = errorCode(error)
+  if (code !== undefined && typeof (error as { syscall?: unknown }).syscall === 'string') {
+    throw new Error(messages.storeFailed(code))
+  }
+  throw error
+}
+
+/**
  * Anthropic's memory tool (`memory_20250818`): a directory the model keeps notes in across
  * conversations, every path under `/memories`. Stored by toolexec, outside every workspace
  * (docs/adr/0143-memory-store.md).
@@ -189,7 +201,7 @@ export function createMemoryTool(rootOf: MemoryRootOf) {
       updatedInput: input,
     }),
     async call(input: MemoryInput, context) {
-      return { data: await run(input, rootOf(context)) }
+      return { data: await run(input, rootOf(context)).catch(withoutHostPath) }
     },
   })
 }

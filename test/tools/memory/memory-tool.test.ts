@@ -1,6 +1,7 @@
 // Pins the memory client tool: each command and each text, as Anthropic's memory tool
-// documentation and SDK helpers word them, and that /memories is per tenant and per session.
-import { mkdir, readFile } from 'node:fs/promises'
+// documentation and SDK helpers word them, that /memories is per tenant and per session, and that a
+// store refusal never shows the host path.
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { ToolUseContext } from '../../../src/tool/tool.js'
@@ -23,6 +24,16 @@ async function setup() {
 }
 
 describe('memory tool', () => {
+  it("answers a store the service cannot write with the error code, never the operator's host path", async () => {
+    const { store, use } = await setup()
+    // A file where the tenant's directory should be: refused for any user, root included.
+    await mkdir(store, { recursive: true })
+    await writeFile(path.join(store, 'tenant-a'), 'not a directory')
+    const answer = await use({ command: 'create', path: '/memories/a.md', file_text: 'x' })
+    expect(answer).toMatch(/^ERROR: The memory store is not usable right now \(E[A-Z]+\)/)
+    expect(answer).not.toContain(store)
+  })
+
   it('views an empty /memories, creates, views a file and a range', async () => {
     const { use } = await setup()
     expect(await use({ command: 'view', path: '/memories' })).toMatch(
