@@ -54,7 +54,9 @@ export const clientToolsPlugin = fp<ClientToolsPluginOptions>(
       ...(app.sandbox.enabled
         ? [createClientBashTool({ shells, states: shellStates, timeoutMs: options.bashTimeoutMs })]
         : []),
+      // Every version; the pool offers a session one of them (docs/adr/0289).
       createTextEditorTool({ type: 'text_editor_20250728', ...(maxCharacters ? { maxCharacters } : {}) }),
+      createTextEditorTool({ type: 'text_editor_20250429' }),
       createTextEditorTool({ type: 'text_editor_20250124' }),
       memoryTool,
     ]

@@ -9,7 +9,7 @@ import { rebuiltOnChange } from '../src/registry/rebuilt-on-change.js'
 import { createToolPool } from '../src/registry/tool-pool.js'
 import { toApiToolDefinition } from '../src/tool/to-api-definition.js'
 import type { Tools } from '../src/tool/tool.js'
-import { DEFAULT_TOOLSETS, type Toolset } from '../src/tool/toolset.js'
+import { DEFAULT_TEXT_EDITOR, DEFAULT_TOOLSETS, TEXT_EDITOR_TYPES, type Toolset } from '../src/tool/toolset.js'
 import { dropBashIfUnavailable } from '../src/tools/bash/bash-availability.js'
 
 declare module 'fastify' {
@@ -40,15 +40,23 @@ export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
     const baseTools = dropBashIfUnavailable(allBaseTools, app.sandbox)
     const extraTools = options.extraTools ?? []
     const clientTools = app.clientTools
+    const editors: readonly (string | undefined)[] = TEXT_EDITOR_TYPES
+    // One text editor version, the session's, else the operator's, else the newest (docs/adr/0289).
+    const clientToolsWith = (textEditor = app.settings.clientTools?.textEditor ?? DEFAULT_TEXT_EDITOR) =>
+      clientTools.filter((tool) => !editors.includes(tool.apiType) || tool.apiType === textEditor)
     // The session's toolsets, else the operator's, else Claude Code's (docs/adr/0140-toolsets.md).
-    const toolsFor = (toolsets = app.settings.toolsets ?? DEFAULT_TOOLSETS, base = baseTools): Tools => [
+    const toolsFor = (
+      toolsets = app.settings.toolsets ?? DEFAULT_TOOLSETS,
+      base = baseTools,
+      client: Tools = clientToolsWith(),
+    ): Tools => [
       ...(toolsets.includes('claude_code') ? base : []),
-      ...(toolsets.includes('anthropic_client') ? clientTools : []),
+      ...(toolsets.includes('anthropic_client') ? client : []),
     ]
     const toolPool = createToolPool({
-      assemble: (permissionContext, toolsets) =>
+      assemble: ({ permissionContext, toolsets, textEditor }) =>
         assembleToolPool(permissionContext, app.mcpServers.tools(), {
-          baseTools: toolsFor(toolsets),
+          baseTools: toolsFor(toolsets, baseTools, clientToolsWith(textEditor)),
           simple: app.config.simple,
         }),
       toDefinition: (tool, definitionOptions) => toApiToolDefinition(tool, definitionOptions),
@@ -80,7 +88,7 @@ export const toolPoolPlugin = fp<ToolPoolPluginOptions>(
       // Every tool of its toolsets counts, Bash too where this instance disabled it (no usable
       // sandbox for several tenants): such a rule is no typo, and matches once Bash is back.
       const pool = [
-        ...toolsFor(toolsets === undefined ? undefined : [...toolsets], allBaseTools),
+        ...toolsFor(toolsets === undefined ? undefined : [...toolsets], allBaseTools, clientTools),
         ...app.mcpServers.tools(),
         ...extraTools,
       ]

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { HooksConfigSchema } from '../hooks/hooks-config-schema.js'
 import { PermissionsSettingsSchema } from '../permissions/permissions-settings-schema.js'
-import { TOOLSETS } from '../tool/toolset.js'
+import { TEXT_EDITOR_TYPES, TOOLSETS } from '../tool/toolset.js'
 
 /** The operator settings file named by TOOLEXEC_SETTINGS. Unknown keys are errors (typos). */
 const SettingsSchema = z.strictObject({
@@ -20,6 +20,8 @@ const SettingsSchema = z.strictObject({
       textEditorMaxCharacters: z.number().int().positive().max(10_000_000).optional(),
       /** `session` (default): each session has its own /memories; `tenant`: one per tenant. */
       memoryScope: z.enum(['session', 'tenant']).optional(),
+      /** The editor version sessions offer unless they name one (docs/adr/0289). */
+      textEditor: z.enum(TEXT_EDITOR_TYPES).optional(),
     })
     .optional(),
 })

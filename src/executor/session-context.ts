@@ -1,14 +1,15 @@
 import type { ContextModifier, Tools, ToolUseContext } from '../tool/tool.js'
-import type { Toolset } from '../tool/toolset.js'
+import type { TextEditorType, Toolset } from '../tool/toolset.js'
 
 /**
- * Session-owned state a run starts from and hands back (after context modifiers). `toolsets`
- * picks the pool when the run starts (docs/adr/0140-toolsets.md); absent: the operator's default.
+ * Session-owned state a run starts from and hands back (after context modifiers). `toolsets` and
+ * `textEditor` pick the pool when the run starts (docs/adr/0140-toolsets.md, docs/adr/0289);
+ * absent: the operator's default.
  */
 export type SessionContext = Pick<
   ToolUseContext,
   'tenant' | 'sessionId' | 'cwd' | 'permissionContext' | 'readFileState' | 'todos' | 'blobs' | 'environment'
-> & { readonly toolsets?: readonly Toolset[] }
+> & { readonly toolsets?: readonly Toolset[]; readonly textEditor?: TextEditorType }
 
 type CallFields = { runId: string; toolUseId: string; abortSignal: AbortSignal | (() => AbortSignal); tools: Tools }
 

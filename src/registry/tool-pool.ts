@@ -3,14 +3,10 @@ import type { ClientToolDefinition } from '../tool/client-tool-definition.js'
 import type { ToolPermissionContext } from '../tool/permission-context.js'
 import { type ApiToolDefinition, toClientToolDefinition } from '../tool/to-api-definition.js'
 import type { AnyTool, Tools } from '../tool/tool.js'
-import type { Toolset } from '../tool/toolset.js'
 
 export type ToolPoolOptions = {
-  /** The registry's pool for a permission context (built-ins, then MCP tools). */
-  assemble: (
-    permissionContext: ToolPermissionContext,
-    toolsets: readonly Toolset[] | undefined,
-  ) => Tools | Promise<Tools>
+  /** The registry's pool for a permission context and the session's choices (built-ins, then MCP tools). */
+  assemble: (context: PoolContext) => Tools | Promise<Tools>
   /** Serialises one tool; `tools` is the whole pool (descriptions may mention siblings). */
   toDefinition: (
     tool: AnyTool,
@@ -20,14 +16,14 @@ export type ToolPoolOptions = {
   extraTools?: Tools
   /**
    * A value that changes whenever `assemble` could answer differently for the same context (the
-   * MCP servers' tool list): pools are kept per permission context and toolsets until it does.
+   * MCP servers' tool list): pools are kept per permission context and choice of tools until it does.
    * Absent: every call assembles afresh.
    */
   generation?: () => unknown
 }
 
-/** What picks a pool: the permission context and the session's toolsets (absent: the operator's). */
-type PoolContext = Pick<SessionContext, 'permissionContext' | 'toolsets'>
+/** What picks a pool: the permission context, the session's toolsets and editor (absent: the operator's). */
+export type PoolContext = Pick<SessionContext, 'permissionContext' | 'toolsets' | 'textEditor'>
 
 /** The tools a session may use, as the executor needs them and as the API lists them. */
 export function createToolPool(options: ToolPoolOptions) {
@@ -38,7 +34,7 @@ export function createToolPool(options: ToolPoolOptions) {
   const kept = new WeakMap<ToolPermissionContext, Map<string, { generation: unknown; tools: Tools }>>()
 
   async function assembleWithExtras(context: PoolContext): Promise<Tools> {
-    const pool = await options.assemble(context.permissionContext, context.toolsets)
+    const pool = await options.assemble(context)
     const names = new Set(pool.map((tool) => tool.name))
     return [...pool, ...extra.filter((tool) => !names.has(tool.name) && tool.isEnabled())]
   }
@@ -46,16 +42,16 @@ export function createToolPool(options: ToolPoolOptions) {
   async function toolsFor(context: PoolContext): Promise<Tools> {
     if (!options.generation) return assembleWithExtras(context)
     const generation = options.generation()
-    const toolsetsKey = context.toolsets === undefined ? '' : context.toolsets.join(',')
-    let byToolsets = kept.get(context.permissionContext)
-    const hit = byToolsets?.get(toolsetsKey)
+    const choiceKey = `${context.toolsets === undefined ? '' : context.toolsets.join(',')}|${context.textEditor ?? ''}`
+    let byChoice = kept.get(context.permissionContext)
+    const hit = byChoice?.get(choiceKey)
     if (hit && hit.generation === generation) return hit.tools
     const tools = await assembleWithExtras(context)
-    if (!byToolsets) {
-      byToolsets = new Map()
-      kept.set(context.permissionContext, byToolsets)
+    if (!byChoice) {
+      byChoice = new Map()
+      kept.set(context.permissionContext, byChoice)
     }
-    byToolsets.set(toolsetsKey, { generation, tools })
+    byChoice.set(choiceKey, { generation, tools })
     return tools
   }
 

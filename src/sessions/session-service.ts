@@ -10,7 +10,7 @@ import type { BlobStore } from '../results/blob-store.js'
 import type { SessionRecord, SessionState, SessionStore } from '../stores/session-store.js'
 import type { PermissionMode, ToolPermissionContext } from '../tool/permission-context.js'
 import type { ToolEnvironment } from '../tool/tool.js'
-import type { Toolset } from '../tool/toolset.js'
+import type { TextEditorType, Toolset } from '../tool/toolset.js'
 import { confineDirectory } from './confine-path.js'
 import { stripOperatorLayer, withOperatorLayer } from './operator-layer.js'
 
@@ -21,6 +21,7 @@ export type CreateSessionInput = {
   permissions?: { allow?: string[] | undefined; deny?: string[] | undefined; ask?: string[] | undefined } | undefined
   additional_directories?: string[] | undefined
   toolsets?: Toolset[] | undefined
+  text_editor?: TextEditorType | undefined
 }
 
 export type SessionServiceOptions = {
@@ -117,6 +118,7 @@ export function createSessionService(options: SessionServiceOptions) {
       readFileState: new Map(),
       todos: [],
       ...(input.toolsets === undefined ? {} : { toolsets: [...new Set(input.toolsets)] }),
+      ...(input.text_editor === undefined ? {} : { textEditor: input.text_editor }),
       ...(claimedBy === undefined ? {} : { activeRunId: claimedBy }),
       lastUsedAt: now(),
     }
@@ -160,6 +162,7 @@ export function createSessionService(options: SessionServiceOptions) {
       blobs: options.blobs,
       environment: options.environmentOf(session.tenant),
       ...(session.toolsets === undefined ? {} : { toolsets: session.toolsets }),
+      ...(session.textEditor === undefined ? {} : { textEditor: session.textEditor }),
     }
   }
 

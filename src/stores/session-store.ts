@@ -1,6 +1,6 @@
 import type { ToolPermissionContext } from '../tool/permission-context.js'
 import type { FileReadRecord, Todo } from '../tool/tool.js'
-import type { Toolset } from '../tool/toolset.js'
+import type { TextEditorType, Toolset } from '../tool/toolset.js'
 
 /** The tool-use context a session carries between runs (docs/design.md §10). */
 export type SessionRecord = {
@@ -14,6 +14,8 @@ export type SessionRecord = {
   todos: readonly Todo[]
   /** The tool sets its runs use; absent: the operator's default (docs/adr/0140-toolsets.md). */
   readonly toolsets?: readonly Toolset[]
+  /** The text editor version its pool offers; absent: the operator's, else the newest (docs/adr/0289). */
+  readonly textEditor?: TextEditorType
   /** Last time a request touched it: idle sessions expire. */
   lastUsedAt: number
   /** The run holding the session, if any: one run at a time keeps context updates ordered. */

@@ -67,7 +67,6 @@ describe('the Messages API client tools over HTTP', () => {
       { type: 'bash_20250124', name: 'bash' },
       { type: 'memory_20250818', name: 'memory' },
       { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool', max_characters: 20_000 },
-      { type: 'text_editor_20250124', name: 'str_replace_editor' },
     ])
 
     // Turn 1: create a file and look at the directory.
@@ -166,6 +165,52 @@ describe('the Messages API client tools over HTTP', () => {
       'The path /memories/notes/progress.md does not exist. Please provide a valid path.',
     ])
     expect(memory[5]?.is_error).toBe(true)
+  })
+
+  it('offers the one text editor version the session names, and refuses the name where it could not apply', async () => {
+    const post = (body: unknown) =>
+      fetch(`${server.baseUrl}/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    const created = await post({ toolsets: ['anthropic_client'], text_editor: 'text_editor_20250124' })
+    expect(created.status).toBe(201)
+    const session = (await created.json()) as { session_id: string; text_editor: string }
+    expect(session.text_editor).toBe('text_editor_20250124')
+    const read = (await (await fetch(`${server.baseUrl}/v1/sessions/${session.session_id}`)).json()) as {
+      text_editor: string
+    }
+    expect(read.text_editor).toBe('text_editor_20250124')
+    const tools = (await (await fetch(`${server.baseUrl}/v1/tools?session_id=${session.session_id}`)).json()) as {
+      tools: Array<{ type: string; name: string }>
+    }
+    expect(tools.tools.filter((tool) => tool.type.startsWith('text_editor_'))).toEqual([
+      { type: 'text_editor_20250124', name: 'str_replace_editor' },
+    ])
+    // The other version is not this session's tool.
+    const run = await fetch(`${server.baseUrl}/v1/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        session_id: session.session_id,
+        tool_uses: [
+          {
+            type: 'tool_use',
+            id: 'toolu_e',
+            name: 'str_replace_based_edit_tool',
+            input: { command: 'view', path: '/' },
+          },
+        ],
+      }),
+    })
+    const body = (await run.json()) as { results: Result[] }
+    expect(body.results[0]?.content).toContain('No such tool available: str_replace_based_edit_tool')
+
+    const refused = await post({ toolsets: ['claude_code'], text_editor: 'text_editor_20250429' })
+    expect(refused.status).toBe(400)
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/add "anthropic_client" to toolsets/)
+    expect((await post({ toolsets: ['anthropic_client'], text_editor: 'text_editor_2025' })).status).toBe(400)
   })
 
   it('keeps the client tools out of a session that did not ask for them', async () => {

@@ -319,6 +319,11 @@ export interface components {
                 ask?: string[];
                 deny?: string[];
             };
+            /**
+             * @description The text editor version the anthropic_client tools offer (default: the operator's, else text_editor_20250728); only with that toolset
+             * @enum {string}
+             */
+            text_editor?: "text_editor_20250728" | "text_editor_20250429" | "text_editor_20250124";
             /** @description The tool sets this session's runs use (default: the operator's, else claude_code) */
             toolsets?: ("claude_code" | "anthropic_client")[];
         };
@@ -599,6 +604,11 @@ export interface components {
                 deny: string[];
             };
             session_id: string;
+            /**
+             * @description The text editor version the anthropic_client tools offer (default: the operator's, else text_editor_20250728); only with that toolset
+             * @enum {string}
+             */
+            text_editor?: "text_editor_20250728" | "text_editor_20250429" | "text_editor_20250124";
             todos: {
                 activeForm?: string;
                 content: string;

@@ -14,7 +14,11 @@ describe('/mcp with the anthropic_client toolset', () => {
 
   beforeAll(async () => {
     service = await startServiceWithMcp({
-      settings: { toolsets: ['anthropic_client'], permissions: { allow: ['bash'] } },
+      settings: {
+        toolsets: ['anthropic_client'],
+        clientTools: { textEditor: 'text_editor_20250124' },
+        permissions: { allow: ['bash'] },
+      },
     })
     client = new Client({ name: 'client-tools-test', version: '1.0.0' })
     await client.connect(new StreamableHTTPClientTransport(service.url))
@@ -24,14 +28,9 @@ describe('/mcp with the anthropic_client toolset', () => {
     await service?.close()
   })
 
-  it('lists bash, the editors and memory with schemas, and not Claude Code tools', async () => {
+  it("lists bash, the operator's text editor and memory with schemas, and not Claude Code tools", async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((tool) => tool.name)).toEqual([
-      'bash',
-      'memory',
-      'str_replace_based_edit_tool',
-      'str_replace_editor',
-    ])
+    expect(tools.map((tool) => tool.name)).toEqual(['bash', 'memory', 'str_replace_editor'])
     expect(tools[0]?.inputSchema).toMatchObject({ type: 'object', properties: { command: expect.any(Object) } })
   })
 

@@ -65,11 +65,11 @@ describe('assembleToolPool', () => {
 })
 
 describe('createToolPool', () => {
-  it('keeps a pool per permission context and toolsets, and rebuilds it when the generation moves', async () => {
+  it('keeps a pool per permission context, toolsets and editor, and rebuilds it when the generation moves', async () => {
     let mcpTools = [make('mcp__srv__one')]
     let assembled = 0
     const pool = createToolPool({
-      assemble: (permissionContext) => {
+      assemble: ({ permissionContext }) => {
         assembled++
         return assembleToolPool(permissionContext, mcpTools, { baseTools })
       },
@@ -80,21 +80,26 @@ describe('createToolPool', () => {
     const first = await pool.toolsFor(context)
     expect(await pool.toolsFor(context)).toBe(first)
     expect(assembled).toBe(1)
-    // Another context, or other toolsets, is another pool.
+    // Another context, other toolsets, or another editor version, is another pool.
     await pool.toolsFor({ permissionContext: createPermissionContext() })
     await pool.toolsFor({ ...context, toolsets: ['claude_code'] })
-    expect(assembled).toBe(3)
+    await pool.toolsFor({ ...context, textEditor: 'text_editor_20250124' })
+    expect(assembled).toBe(4)
+    expect(await pool.toolsFor({ ...context, textEditor: 'text_editor_20250124' })).toBe(
+      await pool.toolsFor({ ...context, textEditor: 'text_editor_20250124' }),
+    )
+    expect(assembled).toBe(4)
     // The MCP list changed: the next run sees the new tool.
     mcpTools = [make('mcp__srv__one'), make('mcp__srv__two')]
     const after = await pool.toolsFor(context)
-    expect(assembled).toBe(4)
+    expect(assembled).toBe(5)
     expect(names(after).filter((name) => name.startsWith('mcp__'))).toEqual(['mcp__srv__one', 'mcp__srv__two'])
   })
 
   it('assembles afresh on every call without a generation', async () => {
     let assembled = 0
     const pool = createToolPool({
-      assemble: (permissionContext) => {
+      assemble: ({ permissionContext }) => {
         assembled++
         return assembleToolPool(permissionContext, [], { baseTools })
       },

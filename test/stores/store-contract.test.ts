@@ -222,6 +222,7 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
       readFileState: new Map([['/w/project/a.txt', { mtimeMs: 12, size: 34, partial: true }]]),
       todos: [{ content: 'write tests', status: 'in_progress', activeForm: 'Writing tests' }],
       toolsets: ['anthropic_client'],
+      textEditor: 'text_editor_20250124',
       lastUsedAt: 1234,
       activeRunId: 'run_holding',
     }

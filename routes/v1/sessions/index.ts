@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ApiError } from '../../../src/errors/api-error.js'
 import type { SessionRecord } from '../../../src/stores/session-store.js'
+import { DEFAULT_TOOLSETS } from '../../../src/tool/toolset.js'
 import { jsonResponse, problemResponses } from '../../responses.js'
 import { CreateSessionBodySchema, SessionParamsSchema, SessionSchema } from './session-schemas.js'
 
@@ -18,6 +19,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     additional_directories: [...session.permissionContext.additionalWorkingDirectories],
     ...(session.toolsets === undefined ? {} : { toolsets: [...session.toolsets] }),
+    ...(session.textEditor === undefined ? {} : { text_editor: session.textEditor }),
     todos: session.todos.map((todo) => ({ ...todo })),
     files_read: session.readFileState.size,
     ...(session.activeRunId === undefined ? {} : { active_run_id: session.activeRunId }),
@@ -35,7 +37,14 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     handler: async (request, reply) => {
       const body = request.body ?? {}
-      app.toolPool.checkSessionRules(body.permissions, body.toolsets ?? app.settings.toolsets)
+      const toolsets = body.toolsets ?? app.settings.toolsets ?? DEFAULT_TOOLSETS
+      // A setting that could never take effect is refused, not kept (docs/adr/0289).
+      if (body.text_editor !== undefined && !toolsets.includes('anthropic_client'))
+        throw new ApiError(
+          'invalid_request',
+          `text_editor applies to the anthropic_client tools, which this session would not have (toolsets: ${toolsets.join(', ')}): add "anthropic_client" to toolsets or drop text_editor`,
+        )
+      app.toolPool.checkSessionRules(body.permissions, toolsets)
       return reply.code(201).send(view(await app.sessions.create(request.tenant, body)))
     },
   })

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { MAX_RULE_LENGTH } from '../../../src/permissions/permission-rule.js'
 import { PERMISSION_MODES } from '../../../src/tool/permission-context.js'
-import { TOOLSETS } from '../../../src/tool/toolset.js'
+import { TEXT_EDITOR_TYPES, TOOLSETS } from '../../../src/tool/toolset.js'
 import { CREATE_SESSION_EXAMPLES } from '../../openapi-examples.js'
 
 const ToolsetsSchema = z
@@ -9,6 +9,12 @@ const ToolsetsSchema = z
   .min(1)
   .max(TOOLSETS.length)
   .describe("The tool sets this session's runs use (default: the operator's, else claude_code)")
+
+const TextEditorSchema = z
+  .enum(TEXT_EDITOR_TYPES)
+  .describe(
+    "The text editor version the anthropic_client tools offer (default: the operator's, else text_editor_20250728); only with that toolset",
+  )
 
 const RulesSchema = z.array(z.string().min(1).max(MAX_RULE_LENGTH)).max(1000)
 
@@ -22,6 +28,7 @@ export const CreateSessionBodySchema = z
       .describe("Session rules; they add to the operator's, whose deny rules always win"),
     additional_directories: z.array(z.string().min(1)).max(100).optional(),
     toolsets: ToolsetsSchema.optional(),
+    text_editor: TextEditorSchema.optional(),
   })
   .meta({ id: 'CreateSessionRequest', examples: CREATE_SESSION_EXAMPLES })
   .nullish()
@@ -34,6 +41,7 @@ export const SessionSchema = z
     permissions: z.object({ allow: z.array(z.string()), deny: z.array(z.string()), ask: z.array(z.string()) }),
     additional_directories: z.array(z.string()),
     toolsets: ToolsetsSchema.optional(),
+    text_editor: TextEditorSchema.optional(),
     todos: z.array(
       z.object({
         content: z.string(),

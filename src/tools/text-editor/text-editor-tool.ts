@@ -3,6 +3,7 @@ import path from 'node:path'
 import { z } from 'zod'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { FileReadRecord, ToolUseContext, ValidationResult } from '../../tool/tool.js'
+import type { TextEditorType } from '../../tool/toolset.js'
 import { recordWrite } from '../shared/check-read-before-write.js'
 import { statIfExists } from '../shared/file-stats.js'
 import { openConfinedFile, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
@@ -10,13 +11,6 @@ import { writeConfinedFile } from '../shared/write-opened-file.js'
 import { catN, clip, editorMessages as messages, SNIPPET_LINES } from './editor-messages.js'
 import { listDirectory } from './list-directory.js'
 import { viewFile } from './view-file.js'
-
-/**
- * The three versions of Anthropic's text editor (docs/tools.md#the-messages-apis-client-tools):
- * 20250728 and 20250429 are named `str_replace_based_edit_tool` and have no `undo_edit`;
- * 20250124 is named `str_replace_editor` and has it.
- */
-export type TextEditorType = 'text_editor_20250728' | 'text_editor_20250429' | 'text_editor_20250124'
 
 const TextEditorInputSchema = z.strictObject({
   command: z.string().describe('view, create, str_replace, insert (and undo_edit for str_replace_editor)'),
@@ -84,6 +78,11 @@ function occurrenceLines(content: string, needle: string): number[] {
   return lines
 }
 
+/**
+ * The three versions of Anthropic's text editor (docs/tools.md#the-messages-apis-client-tools):
+ * 20250728 and 20250429 are named `str_replace_based_edit_tool` and have no `undo_edit`;
+ * 20250124 is named `str_replace_editor` and has it.
+ */
 export function createTextEditorTool(options: { type: TextEditorType; maxCharacters?: number }) {
   const name = options.type === 'text_editor_20250124' ? 'str_replace_editor' : 'str_replace_based_edit_tool'
   const commands =
