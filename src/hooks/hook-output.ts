@@ -13,7 +13,7 @@ const HookSpecificOutputSchema = z.looseObject({
 })
 
 /** The JSON a hook may print on stdout (or answer over HTTP). Every field is optional. */
-const HookOutputSchema = z.looseObject({
+export const HookOutputSchema = z.looseObject({
   continue: z.boolean().optional(),
   stopReason: z.string().optional(),
   /** Legacy form: `approve` is an allow, `block` a deny (PreToolUse) or a block (PostToolUse). */

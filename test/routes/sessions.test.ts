@@ -170,6 +170,20 @@ describe('/v1/sessions', () => {
     expect(next.statusCode).toBe(200)
   })
 
+  it('ends the session a run without session_id was given with the run, as docs/api.md says', async () => {
+    const { app } = await buildTestApp()
+    const run = await app.inject({
+      method: 'POST',
+      url: '/v1/runs',
+      payload: { tool_uses: [{ type: 'tool_use', id: 'e', name: 'Bash', input: { command: 'echo once' } }] },
+    })
+    const { session_id } = run.json() as { session_id: string }
+    expect(session_id).toMatch(/^ses_/)
+    expect((await app.inject({ url: `/v1/sessions/${session_id}` })).json().code).toBe('session_not_found')
+    const docs = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8')
+    expect(docs).toContain('a fresh session of defaults that ends with the run')
+  })
+
   it('deletes a session; a deleted or unknown one is 404', async () => {
     const { app } = await buildTestApp()
     const session = (await createSession(app)).json()
