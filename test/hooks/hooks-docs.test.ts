@@ -7,7 +7,7 @@ const docs = readFileSync(new URL('../../docs/hooks.md', import.meta.url), 'utf8
 
 describe('docs/hooks.md', () => {
   it('shows a configuration that loads', () => {
-    const example = /## Configuration\s+```json\n([\s\S]*?)\n```/.exec(docs)?.[1]
+    const example = /## Configuration\s+(?:<!-- [^>]* -->\n)?```json\n([\s\S]*?)\n```/.exec(docs)?.[1]
     expect(example).toBeDefined()
     const settings = parseSettings(JSON.parse(example as string), 'docs/hooks.md')
     expect(settings.hooks?.PreToolUse?.map((group) => group.matcher)).toEqual(['Bash', 'mcp__github__.*'])

@@ -40,7 +40,7 @@ describe('docs/permissions.md', () => {
   })
 
   it('shows an example settings file that loads', () => {
-    const example = /### Example settings\s+```json\n([\s\S]*?)\n```/.exec(docs)?.[1]
+    const example = /### Example settings\s+(?:<!-- [^>]* -->\n)?```json\n([\s\S]*?)\n```/.exec(docs)?.[1]
     expect(example).toBeDefined()
     const settings = parseSettings(JSON.parse(example as string), 'docs/permissions.md')
     expect(settings.permissions?.deny).toContain('Bash(rm:*)')
