@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { createServer } from 'node:http'
 import Fastify, { type FastifyServerOptions } from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import { authPlugin } from './plugins/auth.js'
@@ -6,6 +7,7 @@ import { blobStorePlugin } from './plugins/blob-store.js'
 import { clientToolsPlugin } from './plugins/client-tools.js'
 import { closeIdleOnShutdownPlugin } from './plugins/close-idle-on-shutdown.js'
 import { configPlugin } from './plugins/config.js'
+import { connectionLimitsPlugin } from './plugins/connection-limits.js'
 import { contentTypesPlugin } from './plugins/content-types.js'
 import { errorsPlugin } from './plugins/errors.js'
 import { lostRunsPlugin } from './plugins/lost-runs.js'
@@ -66,9 +68,23 @@ export type BuildAppOptions = {
  * order of their `dependencies`), then routes. The work lives in the plugins.
  */
 export async function buildApp(config: Config, options: BuildAppOptions = {}) {
+  const { connections } = config
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel, options.logStream),
     bodyLimit: config.maxBodyBytes,
+    // A peer that sends headers byte by byte is closed after the timeout; the check runs every
+    // second (Node's default, 30 s, let a slow peer hold a socket for half a minute more).
+    serverFactory: (handler) =>
+      createServer(
+        {
+          headersTimeout: connections.headersTimeoutMs,
+          keepAliveTimeout: connections.keepAliveTimeoutMs,
+          connectionsCheckingInterval: Math.min(1000, connections.headersTimeoutMs),
+        },
+        handler,
+      ),
+    // Only the configured proxies' X-Forwarded-For names the client (docs/security.md#connections).
+    trustProxy: connections.trustedProxies.length > 0 ? [...connections.trustedProxies] : false,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     // While draining, requests still reach the routes: new runs get a problem+json 503.
@@ -99,6 +115,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(lostRunsPlugin)
   // Before auth: its onRequest hook must see an upgrade request before auth can refuse it.
   await app.register(websocketPlugin)
+  // After the WebSocket plugin (it must see an upgrade before anything refuses it), before auth.
+  await app.register(connectionLimitsPlugin)
   // Before auth: a page's request is refused whatever key it carries (docs/security.md).
   await app.register(originGuardPlugin)
   await app.register(authPlugin)

@@ -21,6 +21,8 @@ function startTracing(): NodeSDK | undefined {
   return sdk
 }
 
+const LISTEN_BACKLOG = 4096
+
 /** The only file that listens: config from the environment, the app, and a graceful shutdown. */
 async function main(): Promise<void> {
   const tracing = startTracing()
@@ -45,7 +47,10 @@ async function main(): Promise<void> {
     // Spans still buffered leave before the process does.
     await tracing?.shutdown()
   })
-  await app.listen({ host: config.host, port: config.port })
+  // A deep accept queue: under a burst of connections (or a flood the caps refuse) a client's
+  // SYN waits in it instead of being dropped and retried a second later. The kernel caps it at
+  // net.core.somaxconn (docs/adr/0231-connection-caps.md).
+  await app.listen({ host: config.host, port: config.port, backlog: LISTEN_BACKLOG })
   // The heap a burst grew goes back once the service is idle (docs/adr/0162-compact-the-heap-when-idle-after-load.md).
   releaseMemoryWhenIdle({ onRelease: (release) => app.log.debug(release, 'heap compacted while idle') })
 }

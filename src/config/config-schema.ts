@@ -59,4 +59,12 @@ export const EnvSchema = z.object({
   TOOLEXEC_MAX_SUBSCRIBER_BUFFER_BYTES: count(4 * MIB),
   TOOLEXEC_MAX_SUBSCRIBERS_PER_RUN: count(16),
   TOOLEXEC_MAX_SUBSCRIBERS_PER_TENANT: count(256),
+  // Connections (docs/security.md#connections): caps before any key is checked.
+  TOOLEXEC_MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
+  TOOLEXEC_MAX_CONNECTIONS_PER_PEER: count(256),
+  TOOLEXEC_TRUSTED_PROXIES: z.string().optional(),
+  TOOLEXEC_HEADERS_TIMEOUT_MS: milliseconds(10 * SECOND),
+  TOOLEXEC_KEEP_ALIVE_TIMEOUT_MS: milliseconds(10 * SECOND),
+  TOOLEXEC_LINGER_MAX_BYTES: count(64 * MIB),
+  TOOLEXEC_LINGER_MS: milliseconds(30 * SECOND),
 })

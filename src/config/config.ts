@@ -1,9 +1,11 @@
+import { isIP } from 'node:net'
 import path from 'node:path'
 import type { z } from 'zod'
 import type { ApiKey } from '../auth/api-key.js'
 import { isLoopbackHost } from '../auth/is-loopback-host.js'
 import { normalizeOrigin } from '../auth/request-origin-policy.js'
 import { ConfigError } from '../errors/config-error.js'
+import { defaultConnectionCap, openFilesLimit } from '../net/descriptor-limit.js'
 import { DEFAULT_MAX_CONCURRENCY, EnvSchema } from './config-schema.js'
 import { parseApiKeys } from './parse-api-keys.js'
 import { parseList } from './parse-list.js'
@@ -80,6 +82,20 @@ export function createConfigSchema(cwd: string) {
         maxPerRun: env.TOOLEXEC_MAX_SUBSCRIBERS_PER_RUN,
         maxPerTenant: env.TOOLEXEC_MAX_SUBSCRIBERS_PER_TENANT,
       },
+      /** Connection caps, timeouts and the lingering close (docs/security.md#connections). */
+      connections: {
+        maxTotal: env.TOOLEXEC_MAX_CONNECTIONS ?? defaultConnectionCap(openFilesLimit(), DEFAULT_MAX_CONNECTIONS),
+        maxPerPeer: env.TOOLEXEC_MAX_CONNECTIONS_PER_PEER,
+        /** Addresses or CIDR ranges whose X-Forwarded-For is believed; exempt from the per-peer cap. */
+        trustedProxies: parseTrustedProxies(env.TOOLEXEC_TRUSTED_PROXIES),
+        headersTimeoutMs: env.TOOLEXEC_HEADERS_TIMEOUT_MS,
+        keepAliveTimeoutMs: env.TOOLEXEC_KEEP_ALIVE_TIMEOUT_MS,
+        linger: {
+          maxBytes: env.TOOLEXEC_LINGER_MAX_BYTES,
+          totalMs: env.TOOLEXEC_LINGER_MS,
+          idleMs: LINGER_IDLE_MS,
+        },
+      },
       /** Problems that did not stop the start; logged once the logger exists. */
       startupWarnings: startupWarnings as readonly string[],
     }
@@ -122,6 +138,27 @@ function parseAllowedOrigins(raw: string | undefined): readonly string[] {
       )
     }
     return origin
+  })
+}
+
+/** The total connection cap where the descriptor limit is unknown (docs/adr/0231-connection-caps.md). */
+const DEFAULT_MAX_CONNECTIONS = 16_384
+/** A lingering connection that sends nothing for this long is closed (nginx's lingering_timeout). */
+const LINGER_IDLE_MS = 5000
+
+function parseTrustedProxies(raw: string | undefined): readonly string[] {
+  return parseList(raw).map((entry) => {
+    const [address, prefix, ...rest] = entry.split('/')
+    const family = isIP(address ?? '')
+    const bits = family === 4 ? 32 : 128
+    const prefixOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= bits)
+    if (family === 0 || !prefixOk || rest.length > 0) {
+      throw new ConfigError(
+        'TOOLEXEC_TRUSTED_PROXIES',
+        `expected comma-separated IP addresses or CIDR ranges like 10.0.0.0/8, got ${entry}`,
+      )
+    }
+    return entry
   })
 }
 

@@ -34,6 +34,7 @@ export const ERROR_CATALOGUE = {
   // Load: refused at once with Retry-After, never queued (docs/adr/0120-admission-control.md).
   tenant_over_capacity: { status: 429, title: 'Tenant over its share of the server' },
   too_many_subscribers: { status: 429, title: 'Too many event subscribers' },
+  too_many_connections: { status: 429, title: 'Too many connections from one client' },
   // WebSocket frames (sent as `{type: "error", code, message}`; the socket stays open).
   invalid_frame: { status: 400, title: 'Invalid frame' },
   frame_too_large: { status: 413, title: 'Frame too large' },

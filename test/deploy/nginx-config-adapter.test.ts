@@ -11,9 +11,9 @@ import { adaptNginxConfig, nginxBinary } from '../helpers/nginx-server.js'
 const shipped = readFileSync(new URL('../../deploy/nginx.conf', import.meta.url), 'utf8')
 // Directives of the kind a later change adds, in each block.
 const extended = shipped
-  .replace(/\bhttp\s*\{/, '$&\n  limit_conn_zone $binary_remote_addr zone=perip:10m;')
+  .replace(/\bhttp\s*\{/, '$&\n  server_tokens off;')
   .replace(/(upstream\s+toolexec\s*\{)/, '$1\n    keepalive 16;')
-  .replace(/(listen\s+[^;]+;)/, '$1\n    limit_conn perip 64;\n    client_header_timeout 10s;')
+  .replace(/(listen\s+[^;]+;)/, '$1\n    send_timeout 20s;')
 
 describe('the nginx.conf adapter', () => {
   it('replaces upstreams, listen and paths, and keeps every other directive', () => {
@@ -28,9 +28,12 @@ describe('the nginx.conf adapter', () => {
     expect(adapted).not.toContain('toolexec-1')
     expect(adapted.match(/listen [^;]+;/g)).toEqual(['listen 127.0.0.1:3333;'])
     for (const kept of [
+      'server_tokens off;',
+      'send_timeout 20s;',
       'limit_conn_zone',
-      'limit_conn perip 64;',
+      'limit_conn toolexec_per_client 256;',
       'client_header_timeout 10s;',
+      'client_body_timeout 30s;',
       'X-Request-Id',
       '/metrics',
     ]) {

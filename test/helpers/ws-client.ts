@@ -36,8 +36,8 @@ const sender = (socket: WebSocket) => (frame: unknown) =>
   socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame))
 
 /** A real `ws` client of a listening server. */
-export function connect(url: string, headers: Record<string, string> = {}) {
-  const socket = new WebSocket(url, { headers })
+export function connect(url: string, headers: Record<string, string> = {}, options: WebSocket.ClientOptions = {}) {
+  const socket = new WebSocket(url, { ...options, headers })
   const recorder = recordFrames(socket)
   const opened = new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve())
