@@ -5,8 +5,10 @@ import type { RunExecutor, RunExecutorOptions } from '../src/executor/run-execut
 import { createHookRunner } from '../src/hooks/create-hook-runner.js'
 import { createPermissionGate } from '../src/permissions/create-permission-gate.js'
 import { observeDenials } from '../src/permissions/observe-denials.js'
+import { setRuleMatchWorkLimit } from '../src/permissions/rule-match-work.js'
 import { createAdmission, REFUSAL_PACE_MS } from '../src/runs/capacity/admission.js'
 import { createRunManager } from '../src/runs/run-manager.js'
+import { setMaxParsedCommandChars } from '../src/shell/parse-limit.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,6 +32,9 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
   async (app, options) => {
     const { config } = app
     const admission = createAdmission(config.admission)
+    // One bound for every judgement of this process (src/permissions/rule-match-work.ts).
+    setRuleMatchWorkLimit(config.maxRuleMatchWork)
+    setMaxParsedCommandChars(config.maxParsedCommandChars)
     const runManager = createRunManager({
       stores: app.stores,
       sessions: app.sessions,

@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { DEFAULT_RULE_MATCH_WORK } from '../permissions/rule-match-work.js'
+import { DEFAULT_MAX_PARSED_COMMAND_CHARS } from '../shell/parse-limit.js'
 import { SANDBOX_MODES } from '../tools/bash/sandbox-mode.js'
 
 const SECOND = 1000
@@ -46,6 +48,8 @@ export const EnvSchema = z.object({
   TOOLEXEC_MAX_BLOCKS_PER_RUN: count(256),
   TOOLEXEC_MAX_INPUT_BYTES: count(MIB),
   TOOLEXEC_MAX_INPUT_DEPTH: count(64),
+  TOOLEXEC_MAX_RULE_MATCH_WORK: count(DEFAULT_RULE_MATCH_WORK),
+  TOOLEXEC_MAX_PARSED_COMMAND_CHARS: count(DEFAULT_MAX_PARSED_COMMAND_CHARS),
   TOOLEXEC_MAX_FRAME_BYTES: count(2 * MIB),
   TOOLEXEC_SHUTDOWN_GRACE_MS: milliseconds(10 * SECOND),
   TOOLEXEC_WS_PING_INTERVAL_MS: milliseconds(30 * SECOND),

@@ -63,6 +63,10 @@ export function createConfigSchema(cwd: string) {
       maxBlocksPerRun: env.TOOLEXEC_MAX_BLOCKS_PER_RUN,
       maxInputBytes: env.TOOLEXEC_MAX_INPUT_BYTES,
       maxInputDepth: env.TOOLEXEC_MAX_INPUT_DEPTH,
+      /** Rules × characters one permission judgement may compare (docs/permissions.md#how-much-matching-a-call-may-cost). */
+      maxRuleMatchWork: env.TOOLEXEC_MAX_RULE_MATCH_WORK,
+      /** Longer commands are judged as unparsable shell (docs/permissions.md#how-much-matching-a-call-may-cost). */
+      maxParsedCommandChars: env.TOOLEXEC_MAX_PARSED_COMMAND_CHARS,
       maxFrameBytes: env.TOOLEXEC_MAX_FRAME_BYTES,
       shutdownGraceMs: env.TOOLEXEC_SHUTDOWN_GRACE_MS,
       /** WebSocket heartbeat: a client that misses a whole interval's pong is dropped. */

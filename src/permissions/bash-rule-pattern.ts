@@ -16,6 +16,17 @@ function ruleWords(text: string): string[] {
   return [...only.envAssignments, ...only.argv]
 }
 
+// A command's words are tested against every rule: joined once per word list, not once per rule.
+const joinedWords = new WeakMap<readonly string[], string>()
+function joined(words: readonly string[]): string {
+  let text = joinedWords.get(words)
+  if (text === undefined) {
+    text = words.join(' ')
+    joinedWords.set(words, text)
+  }
+  return text
+}
+
 function hasWildcard(content: string): boolean {
   return /(^|[^\\])\*/.test(content)
 }
@@ -45,10 +56,10 @@ export function compileBashRulePattern(content: string): BashRulePattern {
   }
   if (hasWildcard(trimmed)) {
     const pattern = wildcardPattern(trimmed)
-    return (words) => pattern(words.join(' '))
+    return (words) => pattern(joined(words))
   }
   const exact = ruleWords(trimmed).join(' ')
-  return (words) => words.join(' ') === exact
+  return (words) => joined(words) === exact
 }
 
 /** Words of a raw string, splitting on whitespace only: the fail-closed view of unparsable text. */

@@ -17,6 +17,7 @@ import { findMatchingRule, type RuleSubject } from './find-matching-rule.js'
 import { permissionMessages as messages } from './permission-messages.js'
 import type { PermissionRule } from './permission-rule.js'
 import { resolveToolPath } from './resolve-tool-path.js'
+import { RuleMatchWorkExceeded, ruleMatchWorkLimit } from './rule-match-work.js'
 
 /** What the rules say before anyone is asked: allow, deny, or ask an approver. */
 export type PermissionCheck = PermissionAllow | PermissionDeny | PermissionAsk
@@ -76,6 +77,20 @@ async function pathOutside(
  * An ask becomes a deny in dontAsk mode or when the context avoids prompts.
  */
 export async function decidePermission(request: DecideRequest): Promise<PermissionCheck> {
+  try {
+    return await decide(request)
+  } catch (error) {
+    if (!(error instanceof RuleMatchWorkExceeded)) throw error
+    // Too long to judge within the bound: refused, since a deny rule could not be ruled out.
+    return {
+      behavior: 'deny',
+      message: messages.deniedRuleMatchWork(request.tool.name, error.rules, error.characters, ruleMatchWorkLimit()),
+      decisionReason: { type: 'other', reason: 'rule matching bound' },
+    }
+  }
+}
+
+async function decide(request: DecideRequest): Promise<PermissionCheck> {
   const { tool, input, context } = request
   const hook = request.hookOutcome ?? {}
   const permissionContext = context.permissionContext

@@ -2,6 +2,7 @@ import { type ParsedShell, parseShell, type SimpleCommand } from '../shell/parse
 import { stripWrappers } from '../shell/strip-wrappers.js'
 import { type BashRulePattern, compileBashRulePattern, roughWords } from './bash-rule-pattern.js'
 import type { PermissionRule, PermissionRuleBehavior } from './permission-rule.js'
+import { RuleMatchWorkExceeded, withinRuleMatchWork } from './rule-match-work.js'
 
 type CompiledRule = { rule: PermissionRule; test: BashRulePattern }
 
@@ -42,18 +43,24 @@ function roughCommands(command: string): string[][] {
   })
 }
 
-/** Deny and ask: does the rule catch ANY part of the command, looking past env vars and wrappers? */
-function catchesAnyPart(test: BashRulePattern, command: string, depth: number): boolean {
+/**
+ * Deny and ask: every word list a rule may catch in the command, looking past env vars and
+ * wrappers, inside `bash -c`/`eval` scripts, and — when the command does not parse — in rough
+ * pieces of the raw text (fail closed). Computed once per command, whatever the number of rules.
+ */
+function denyCandidates(command: string, depth: number): string[][] {
   const parsed = parseShell(command)
-  if (!parsed) return roughCommands(command).some((words) => test(words) || test(stripWrappers(words)))
+  if (!parsed) return roughCommands(command).flatMap((words) => [words, stripWrappers(words)])
+  const candidates: string[][] = []
   for (const { argv, envAssignments } of parsed.commands) {
     const stripped = stripWrappers(argv)
-    if (test(argv) || test(stripped) || test([...envAssignments, ...argv])) return true
+    candidates.push(argv, stripped, [...envAssignments, ...argv])
     const script = nestedScript(stripped)
-    if (script !== undefined && depth < MAX_NESTING && catchesAnyPart(test, script, depth + 1)) return true
+    if (script !== undefined && depth < MAX_NESTING) candidates.push(...denyCandidates(script, depth + 1))
   }
   // The raw text too, so an exact rule written as a whole compound command still catches it.
-  return test(roughWords(command))
+  candidates.push(roughWords(command))
+  return candidates
 }
 
 function isHarmlessRedirection({ op, target }: SimpleCommand['redirections'][number]): boolean {
@@ -99,6 +106,15 @@ export function findBashRule(
   behavior: PermissionRuleBehavior,
 ): PermissionRule | undefined {
   const compiled = rules.map(compile)
-  if (behavior !== 'allow') return compiled.find(({ test }) => catchesAnyPart(test, command, 0))?.rule
-  return allowEveryPart(compiled, parseShell(command))
+  if (behavior !== 'allow') {
+    const candidates = denyCandidates(command, 0)
+    // Over the bound a deny or ask rule could not be ruled out: the call is refused (fail closed).
+    if (!withinRuleMatchWork(compiled.length, candidates))
+      throw new RuleMatchWorkExceeded(compiled.length, command.length)
+    return compiled.find(({ test }) => candidates.some((words) => test(words)))?.rule
+  }
+  const parsed = parseShell(command)
+  // Over the bound no allow rule allows it: the call asks instead.
+  if (!withinRuleMatchWork(compiled.length, parsed?.commands.flatMap(allowCandidates) ?? [])) return undefined
+  return allowEveryPart(compiled, parsed)
 }

@@ -1,4 +1,5 @@
 import { parse as tokenize } from 'shell-quote'
+import { maxParsedCommandChars } from './parse-limit.js'
 import { FD_MARKER, type ShellLevel, scanShellSource } from './scan-shell-source.js'
 import { ShellScanError } from './shell-scan-error.js'
 
@@ -37,10 +38,24 @@ class Unrepresentable extends Error {}
 /**
  * Parses a command line with shell-quote after a quote-aware pre-pass (see scanShellSource).
  * Returns null for anything unparsable or not represented faithfully (control flow keywords,
- * `$'…'`, unbalanced quotes or parentheses, an empty command): callers treat null as
- * "not read-only, compound".
+ * `$'…'`, unbalanced quotes or parentheses, an empty command, a command longer than
+ * TOOLEXEC_MAX_PARSED_COMMAND_CHARS): callers treat null as "not read-only, compound".
  */
 export function parseShell(command: string): ParsedShell | null {
+  if (command.length > maxParsedCommandChars()) return null
+  // One call parses its command for the scheduler, the path checks and each kind of rule: once.
+  if (recent.has(command)) return recent.get(command) as ParsedShell | null
+  const parsed = parseAnew(command)
+  if (recent.size >= RECENT_PARSES) recent.delete(recent.keys().next().value as string)
+  recent.set(command, parsed)
+  return parsed
+}
+
+/** Commands parsed last, oldest first; their results are only read, never changed. */
+const RECENT_PARSES = 16
+const recent = new Map<string, ParsedShell | null>()
+
+function parseAnew(command: string): ParsedShell | null {
   try {
     const scan = scanShellSource(command)
     const result: ParsedShell = { commands: [], operators: [], ...scan.facts, hasSubshell: false }

@@ -15,6 +15,13 @@ const renderings: Record<keyof typeof permissionMessages, string[]> = {
   deniedNoPrompts: [permissionMessages.deniedNoPrompts('NAME')],
   deniedNoApprover: [permissionMessages.deniedNoApprover('NAME')],
   deniedTimeout: [permissionMessages.deniedTimeout('NAME', 0).replace('0 ms', 'N ms')],
+  deniedRuleMatchWork: [
+    permissionMessages
+      .deniedRuleMatchWork('NAME', 1, 2, 3)
+      .replace('(2 characters)', '(C characters)')
+      .replace('against 1 ', 'against R ')
+      .replace('≤ 3,', '≤ LIMIT,'),
+  ],
   deniedByApprover: [permissionMessages.deniedByApprover('NAME')],
   deniedPromptFailed: [permissionMessages.deniedPromptFailed('NAME', 'REASON')],
   askByRule: [permissionMessages.askByRule('NAME', 'RULE')],
