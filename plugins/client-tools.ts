@@ -17,7 +17,6 @@ declare module 'fastify' {
 
 /** Shells and session memories of sessions gone are looked for this often. */
 const SWEEP_INTERVAL_MS = 60_000
-const MAX_SHELLS = 256
 
 export type ClientToolsPluginOptions = {
   /** The client bash tool's per-command timeout (tests shorten it). */
@@ -34,7 +33,11 @@ export const clientToolsPlugin = fp<ClientToolsPluginOptions>(
     const { memoryDir, sessionIdleTtlMs } = app.config
     const settings = app.settings.clientTools ?? {}
     const sharedMemory = settings.memoryScope === 'tenant'
-    const shells = createShellRegistry({ idleTtlMs: sessionIdleTtlMs, maxShells: MAX_SHELLS })
+    const shells = createShellRegistry({
+      idleTtlMs: sessionIdleTtlMs,
+      maxShells: app.config.maxShells,
+      maxShellsPerTenant: app.config.maxShellsPerTenant,
+    })
     // Sessions with a directory under TOOLEXEC_MEMORY_DIR (memories, the saved shell state): removed with the session.
     const memorySessions = new Map<string, { tenant: string; sessionId: string }>()
     const tenantDirectory = (tenant: string) => path.join(memoryDir, encodeURIComponent(tenant))

@@ -63,6 +63,9 @@ export const EnvSchema = z.object({
   TOOLEXEC_MAX_SUBSCRIBER_BUFFER_BYTES: count(4 * MIB),
   TOOLEXEC_MAX_SUBSCRIBERS_PER_RUN: count(16),
   TOOLEXEC_MAX_SUBSCRIBERS_PER_TENANT: count(256),
+  // The bash client tool's persistent shells (docs/adr/0233-shell-caps-per-tenant.md).
+  TOOLEXEC_MAX_SHELLS: count(256),
+  TOOLEXEC_MAX_SHELLS_PER_TENANT: count(64),
   // Connections (docs/security.md#connections): caps before any key is checked.
   TOOLEXEC_MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
   TOOLEXEC_MAX_CONNECTIONS_PER_PEER: count(256),

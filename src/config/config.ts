@@ -100,6 +100,9 @@ export function createConfigSchema(cwd: string) {
           idleMs: LINGER_IDLE_MS,
         },
       },
+      /** Persistent shells of the bash client tool, on this instance and per tenant (docs/adr/0233). */
+      maxShells: env.TOOLEXEC_MAX_SHELLS,
+      maxShellsPerTenant: Math.min(env.TOOLEXEC_MAX_SHELLS_PER_TENANT, env.TOOLEXEC_MAX_SHELLS),
       /** Problems that did not stop the start; logged once the logger exists. */
       startupWarnings: startupWarnings as readonly string[],
     }

@@ -11,7 +11,7 @@ import { BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_RESULT_CHARS } from '../bash/bash-lim
 import { MULTI_TENANT_WITHOUT_SANDBOX_MESSAGE, sandboxLayout } from '../bash/bash-tool.js'
 import { type CollectedOutput, createOutputCollector } from '../bash/output-collector.js'
 import { type PersistentShell, startPersistentShell } from './persistent-shell.js'
-import type { ShellRegistry } from './shell-registry.js'
+import { ShellCapError, type ShellRegistry } from './shell-registry.js'
 import { captureShellState, restoreShellState, type ShellStateFiles, unreadNote, unsavedNote } from './shell-state.js'
 
 const ClientBashInputSchema = z.strictObject({
@@ -36,6 +36,8 @@ export const clientBashMessages = {
     `bash has exited with returncode ${code}. The shell has been restarted: the next command runs in a fresh shell.`,
   aborted:
     'Command was aborted before it finished. It may have had partial effects. The shell has been restarted: the next command runs in a fresh shell.',
+  /** No shell could be started within the caps (docs/adr/0233-shell-caps-per-tenant.md); nothing ran. */
+  noShell: (why: string) => `The command did not run: no shell could be started: ${why}.`,
 }
 
 function displayText(collected: CollectedOutput): string {
@@ -165,7 +167,14 @@ export function createClientBashTool(options: {
           return { data: { output: clientBashMessages.restarted } as ClientBashOutput }
         }
         if (input.command === undefined || input.command.trim() === '') throw new Error(clientBashMessages.noCommand)
-        return { data: await runCommand(input.command, context, onProgress) }
+        try {
+          return { data: await runCommand(input.command, context, onProgress) }
+        } catch (error) {
+          if (error instanceof ShellCapError) throw new Error(clientBashMessages.noShell(error.message))
+          throw error
+        } finally {
+          shells.release(context.tenant, context.sessionId)
+        }
       })
     },
     mapToolResult(data: ClientBashOutput) {

@@ -1,23 +1,41 @@
 import { createSerialQueue } from '../../async/serial-queue.js'
 import type { PersistentShell } from './persistent-shell.js'
 
-type Entry = { shell: Promise<PersistentShell>; lastUsedAt: number; tenant: string; sessionId: string }
+type Entry = {
+  shell: Promise<PersistentShell>
+  /** When its last command ended (or it started): idle shells are swept and evicted by it. */
+  lastUsedAt: number
+  tenant: string
+  sessionId: string
+  /** A command (or the state's restore) is running in it: it is never evicted. */
+  busy: boolean
+}
 
 export type ShellRegistryOptions = {
   /** Shells idle longer than this are ended by `sweep` (the session idle TTL). */
   idleTtlMs: number
-  /** At most this many shells live at once; starting one more ends the least recently used. */
+  /** At most this many shells live at once on the instance (TOOLEXEC_MAX_SHELLS). */
   maxShells: number
+  /** At most this many of one tenant (TOOLEXEC_MAX_SHELLS_PER_TENANT); default: `maxShells`. */
+  maxShellsPerTenant?: number | undefined
   now?: () => number
+}
+
+/** No shell could be started without ending another tenant's or a running one. */
+export class ShellCapError extends Error {
+  override name = 'ShellCapError'
 }
 
 /**
  * The persistent shells of the `bash` client tool, one per session (docs/adr/0145-persistent-shell.md).
  * A shell is started on first use and ended when its session is deleted or expires (`sweep`),
- * when it is restarted, and at shutdown (`closeAll`).
+ * when it is restarted, and at shutdown (`closeAll`). At a cap, a new shell may end only an idle
+ * shell of its own tenant; if there is none, it is refused (docs/adr/0233-shell-caps-per-tenant.md):
+ * one tenant never ends another's shell, and a shell running a command is never ended for room.
  */
 export function createShellRegistry(options: ShellRegistryOptions) {
   const now = options.now ?? Date.now
+  const maxPerTenant = options.maxShellsPerTenant ?? options.maxShells
   const shells = new Map<string, Entry>()
   const queues = new Map<string, ReturnType<typeof createSerialQueue>>()
   const keyOf = (tenant: string, sessionId: string) => `${tenant}\u0000${sessionId}`
@@ -30,7 +48,37 @@ export function createShellRegistry(options: ShellRegistryOptions) {
     await (await entry.shell.catch(() => undefined))?.kill()
   }
 
-  /** The session's shell, started with `start` when it has none (or its last one ended). */
+  /** The tenant's idle shell used longest ago, if any. */
+  function idlestOf(tenant: string): string | undefined {
+    let found: [string, Entry] | undefined
+    for (const candidate of shells) {
+      const [, entry] = candidate
+      if (entry.tenant !== tenant || entry.busy) continue
+      if (!found || entry.lastUsedAt < found[1].lastUsedAt) found = candidate
+    }
+    return found?.[0]
+  }
+
+  /** Makes room for one more shell of `tenant`, ending only its own idle ones; throws when it cannot. */
+  async function makeRoom(tenant: string): Promise<void> {
+    let own = 0
+    for (const entry of shells.values()) if (entry.tenant === tenant) own += 1
+    if (own < maxPerTenant && shells.size < options.maxShells) return
+    const victim = idlestOf(tenant)
+    if (victim === undefined) {
+      throw new ShellCapError(
+        own >= maxPerTenant
+          ? `this tenant has ${own} shells running commands (TOOLEXEC_MAX_SHELLS_PER_TENANT=${maxPerTenant}); try again when one is done`
+          : `the service has ${shells.size} shells open (TOOLEXEC_MAX_SHELLS=${options.maxShells}); try again later`,
+      )
+    }
+    await end(victim)
+  }
+
+  /**
+   * The session's shell, started with `start` when it has none (or its last one ended), and
+   * marked busy until `release`: the caller runs its command, then releases it.
+   */
   async function shellFor(
     tenant: string,
     sessionId: string,
@@ -45,18 +93,23 @@ export function createShellRegistry(options: ShellRegistryOptions) {
         () => false,
       ))
     ) {
-      entry.lastUsedAt = now()
+      entry.busy = true
       return entry.shell
     }
     if (entry) await end(key)
-    if (shells.size >= options.maxShells) {
-      const oldest = [...shells.entries()].sort((a, b) => a[1].lastUsedAt - b[1].lastUsedAt)[0]
-      if (oldest) await end(oldest[0])
-    }
+    await makeRoom(tenant)
     const shell = start()
-    shells.set(key, { shell, lastUsedAt: now(), tenant, sessionId })
+    shells.set(key, { shell, lastUsedAt: now(), tenant, sessionId, busy: true })
     shell.catch(() => shells.delete(key))
     return shell
+  }
+
+  /** The session's command is over: its shell is idle from now. */
+  function release(tenant: string, sessionId: string): void {
+    const entry = shells.get(keyOf(tenant, sessionId))
+    if (!entry) return
+    entry.busy = false
+    entry.lastUsedAt = now()
   }
 
   /** Calls on one session's shell run one at a time, whoever sends them. */
@@ -74,7 +127,7 @@ export function createShellRegistry(options: ShellRegistryOptions) {
   async function sweep(exists: (tenant: string, sessionId: string) => Promise<boolean>): Promise<number> {
     let ended = 0
     for (const [key, entry] of [...shells.entries()]) {
-      const idle = now() - entry.lastUsedAt > options.idleTtlMs
+      const idle = !entry.busy && now() - entry.lastUsedAt > options.idleTtlMs
       if (idle || !(await exists(entry.tenant, entry.sessionId))) {
         await end(key)
         ended += 1
@@ -85,6 +138,7 @@ export function createShellRegistry(options: ShellRegistryOptions) {
 
   return {
     shellFor,
+    release,
     serialise,
     sweep,
     end: (tenant: string, sessionId: string) => end(keyOf(tenant, sessionId)),
