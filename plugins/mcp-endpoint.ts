@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { Gauge } from 'prom-client'
 import { SERVICE_INFO } from '../src/config/service-info.js'
 import { createMcpEndpoint } from '../src/mcp/endpoint/create-mcp-endpoint.js'
 
@@ -18,8 +19,17 @@ export const mcpEndpointPlugin = fp(
       inputLimits: app.config,
       serverInfo: SERVICE_INFO,
       idleTtlMs: app.config.sessionIdleTtlMs,
+      limits: app.config.mcpSessionLimits,
     })
     app.decorate('mcpEndpoint', endpoint)
+    new Gauge({
+      name: 'toolexec_mcp_sessions_open',
+      help: 'MCP sessions open on /mcp of this instance',
+      registers: [app.metrics.registry],
+      collect() {
+        this.set(endpoint.sessionCount)
+      },
+    })
     const stop = app.mcpServers.onToolsChanged(() => endpoint.toolsChanged())
     // preClose, after the run drain: open notification streams would keep the HTTP server from closing.
     app.addHook('preClose', async () => {
@@ -27,5 +37,5 @@ export const mcpEndpointPlugin = fp(
       await endpoint.close()
     })
   },
-  { name: 'mcp-endpoint', dependencies: ['config', 'mcp-servers', 'run-manager', 'sessions', 'tool-pool'] },
+  { name: 'mcp-endpoint', dependencies: ['config', 'metrics', 'mcp-servers', 'run-manager', 'sessions', 'tool-pool'] },
 )

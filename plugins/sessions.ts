@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { Gauge } from 'prom-client'
 import { createSessionService } from '../src/sessions/session-service.js'
 import { tenantWorkspace } from '../src/sessions/tenant-workspace.js'
 import { commandEnvironment } from '../src/tools/bash/run-shell-command.js'
@@ -31,8 +32,17 @@ export const sessionsPlugin = fp(
         workspaceRoot: tenantWorkspace(workspace, tenant, authEnabled),
       }),
       idleTtlMs: sessionIdleTtlMs,
+      limits: app.config.sessionLimits,
     })
     app.decorate('sessions', sessions)
+    new Gauge({
+      name: 'toolexec_sessions_open',
+      help: 'Sessions open (with Redis: created across the instances within the idle TTL)',
+      registers: [app.metrics.registry],
+      async collect() {
+        this.set((await app.stores.sessions.count('', Date.now())).total)
+      },
+    })
   },
-  { name: 'sessions', dependencies: ['config', 'settings', 'sandbox', 'stores', 'blob-store'] },
+  { name: 'sessions', dependencies: ['config', 'metrics', 'settings', 'sandbox', 'stores', 'blob-store'] },
 )

@@ -65,6 +65,12 @@ export const EnvSchema = z.object({
   TOOLEXEC_MAX_SUBSCRIBERS_PER_TENANT: count(256),
   // The bash client tool's persistent shells (docs/adr/0233-shell-caps-per-tenant.md).
   TOOLEXEC_MAX_SHELLS: count(256),
+  // Sessions, toolexec's and /mcp's (docs/adr/0234-session-caps.md).
+  TOOLEXEC_MAX_SESSIONS: count(10_000),
+  TOOLEXEC_MAX_SESSIONS_PER_TENANT: count(1000),
+  TOOLEXEC_MAX_SESSION_RULE_BYTES: count(64 * 1024),
+  TOOLEXEC_MAX_MCP_SESSIONS: count(1000),
+  TOOLEXEC_MAX_MCP_SESSIONS_PER_TENANT: count(100),
   TOOLEXEC_MAX_SHELLS_PER_TENANT: count(64),
   // Connections (docs/security.md#connections): caps before any key is checked.
   TOOLEXEC_MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),

@@ -100,6 +100,16 @@ export function createConfigSchema(cwd: string) {
           idleMs: LINGER_IDLE_MS,
         },
       },
+      /** Caps on open sessions and on one session's rules (docs/adr/0234-session-caps.md). */
+      sessionLimits: {
+        maxSessions: env.TOOLEXEC_MAX_SESSIONS,
+        maxSessionsPerTenant: Math.min(env.TOOLEXEC_MAX_SESSIONS_PER_TENANT, env.TOOLEXEC_MAX_SESSIONS),
+        maxRuleBytes: env.TOOLEXEC_MAX_SESSION_RULE_BYTES,
+      },
+      mcpSessionLimits: {
+        maxSessions: env.TOOLEXEC_MAX_MCP_SESSIONS,
+        maxSessionsPerTenant: Math.min(env.TOOLEXEC_MAX_MCP_SESSIONS_PER_TENANT, env.TOOLEXEC_MAX_MCP_SESSIONS),
+      },
       /** Persistent shells of the bash client tool, on this instance and per tenant (docs/adr/0233). */
       maxShells: env.TOOLEXEC_MAX_SHELLS,
       maxShellsPerTenant: Math.min(env.TOOLEXEC_MAX_SHELLS_PER_TENANT, env.TOOLEXEC_MAX_SHELLS),

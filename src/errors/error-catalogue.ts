@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   path_outside_workspace: { status: 400, title: 'Path outside the workspace' },
   invalid_permission_rule: { status: 400, title: 'Invalid permission rule' },
+  session_rules_too_large: { status: 400, title: 'Session rules too large' },
   // Authentication and authorisation.
   unauthorized: { status: 401, title: 'Missing or unknown API key' },
   loopback_only: { status: 403, title: 'Only loopback clients are accepted' },
@@ -35,6 +36,7 @@ export const ERROR_CATALOGUE = {
   tenant_over_capacity: { status: 429, title: 'Tenant over its share of the server' },
   too_many_subscribers: { status: 429, title: 'Too many event subscribers' },
   too_many_connections: { status: 429, title: 'Too many connections from one client' },
+  too_many_sessions: { status: 429, title: 'Too many sessions open' },
   // WebSocket frames (sent as `{type: "error", code, message}`; the socket stays open).
   invalid_frame: { status: 400, title: 'Invalid frame' },
   frame_too_large: { status: 413, title: 'Frame too large' },

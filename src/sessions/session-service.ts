@@ -33,8 +33,22 @@ export type SessionServiceOptions = {
   workspaceOf: (tenant: string) => string
   environmentOf: (tenant: string) => ToolEnvironment
   idleTtlMs: number
+  /** Caps on open sessions and on one session's rules (docs/adr/0234-session-caps.md); absent: none. */
+  limits?: SessionLimits | undefined
   now?: () => number
 }
+
+export type SessionLimits = {
+  /** Sessions open at once (TOOLEXEC_MAX_SESSIONS). */
+  maxSessions: number
+  /** Sessions one tenant has open (TOOLEXEC_MAX_SESSIONS_PER_TENANT). */
+  maxSessionsPerTenant: number
+  /** Characters of one session's allow, deny and ask rules together (TOOLEXEC_MAX_SESSION_RULE_BYTES). */
+  maxRuleBytes: number
+}
+
+/** How long a client refused by a session cap waits: sessions free as they end or expire. */
+const SESSION_CAP_RETRY_AFTER_SECONDS = 5
 
 /** Sessions as the API sees them: creation with confined paths, and the context runs start from. */
 export function createSessionService(options: SessionServiceOptions) {
@@ -93,6 +107,8 @@ export function createSessionService(options: SessionServiceOptions) {
    * (docs/adr/0179-one-control-channel-per-instance.md).
    */
   async function create(tenant: string, input: CreateSessionInput = {}, claimedBy?: string): Promise<SessionRecord> {
+    // A run's own session (claimedBy) ends with it and is bounded by the run caps; the others count.
+    if (claimedBy === undefined) await checkLimits(tenant, input)
     const root = await rootOf(tenant)
     const cwd = input.cwd === undefined ? root : await confineDirectory(root, input.cwd, 'cwd')
     const additional = await Promise.all(
@@ -124,6 +140,32 @@ export function createSessionService(options: SessionServiceOptions) {
     }
     await store.create(record)
     return record
+  }
+
+  async function checkLimits(tenant: string, input: CreateSessionInput): Promise<void> {
+    const limits = options.limits
+    if (!limits) return
+    const { allow = [], deny = [], ask = [] } = input.permissions ?? {}
+    let ruleBytes = 0
+    for (const rule of [...allow, ...deny, ...ask]) ruleBytes += Buffer.byteLength(rule)
+    if (ruleBytes > limits.maxRuleBytes) {
+      throw new ApiError(
+        'session_rules_too_large',
+        `The session's rules take ${ruleBytes} bytes, over the limit of ${limits.maxRuleBytes} (TOOLEXEC_MAX_SESSION_RULE_BYTES): put common rules in the settings file, or use fewer, broader ones`,
+      )
+    }
+    const open = await store.count(tenant, now())
+    const full =
+      open.tenant >= limits.maxSessionsPerTenant
+        ? `this tenant has ${open.tenant} sessions open (TOOLEXEC_MAX_SESSIONS_PER_TENANT=${limits.maxSessionsPerTenant})`
+        : open.total >= limits.maxSessions
+          ? `the service has ${open.total} sessions open (TOOLEXEC_MAX_SESSIONS=${limits.maxSessions})`
+          : undefined
+    if (full !== undefined) {
+      throw new ApiError('too_many_sessions', `No new session: ${full}; delete sessions you no longer use, or retry`, {
+        retryAfterSeconds: SESSION_CAP_RETRY_AFTER_SECONDS,
+      })
+    }
   }
 
   async function get(tenant: string, sessionId: string): Promise<SessionRecord> {

@@ -34,6 +34,11 @@ export interface SessionStore {
   claim(tenant: string, sessionId: string, runId: string, now: number): Promise<SessionClaim>
   /** Saves the state the run handed back and frees the session. */
   release(tenant: string, sessionId: string, runId: string, state: SessionState | undefined, now: number): Promise<void>
+  /**
+   * Sessions open, of `tenant` and in all: what the session caps count (docs/adr/0234-session-caps.md).
+   * The Redis store counts sessions created within the idle TTL, not touched since.
+   */
+  count(tenant: string, now: number): Promise<{ tenant: number; total: number }>
   /** Removes sessions idle for longer than `idleTtlMs` and not held by a run; returns how many. */
   sweep(now: number, idleTtlMs: number): Promise<number>
 }

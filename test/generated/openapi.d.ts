@@ -391,7 +391,7 @@ export interface components {
              * @description Stable error code; see docs/api.md
              * @enum {string}
              */
-            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "too_many_connections" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "store_unavailable" | "internal_error";
+            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "invalid_permission_rule" | "session_rules_too_large" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "too_many_connections" | "too_many_sessions" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "store_unavailable" | "internal_error";
             detail: string;
             /** @description invalid_request from schema validation: one entry per problem */
             errors?: {
@@ -1287,6 +1287,15 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Tenant over its share (tenant_over_capacity, too_many_subscribers); see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -230,6 +230,19 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
     expect(await stores.sessions.get('acme', full.sessionId)).toEqual(full)
   })
 
+  it('counts open sessions per tenant and in all, and forgets deleted ones', async () => {
+    const tenant = id('counted')
+    const before = await stores.sessions.count(tenant, 0)
+    const [a, b] = [id('s'), id('s')]
+    await stores.sessions.create({ ...session(a, 0), tenant, lastUsedAt: Date.now() })
+    await stores.sessions.create({ ...session(b, 0), tenant, lastUsedAt: Date.now() })
+    const counted = await stores.sessions.count(tenant, Date.now())
+    expect(counted.tenant).toBe(before.tenant + 2)
+    expect(counted.total).toBeGreaterThanOrEqual(2)
+    await stores.sessions.delete(tenant, a)
+    expect((await stores.sessions.count(tenant, Date.now())).tenant).toBe(before.tenant + 1)
+  })
+
   it('holds a session for one run at a time and saves the state it hands back', async () => {
     const s = id('s')
     await stores.sessions.create(session(s, 0))

@@ -33,7 +33,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
       operationId: 'createSession',
       summary: 'Create a session',
       body: CreateSessionBodySchema,
-      response: { 201: jsonResponse('The new session', SessionSchema), ...problemResponses(400, 401, 403) },
+      response: { 201: jsonResponse('The new session', SessionSchema), ...problemResponses(400, 401, 403, 429) },
     },
     handler: async (request, reply) => {
       const body = request.body ?? {}

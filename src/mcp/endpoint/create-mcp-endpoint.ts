@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { startSweeper } from '../../async/start-sweeper.js'
-import { isApiError } from '../../errors/api-error.js'
+import { ApiError, isApiError } from '../../errors/api-error.js'
 import type { Logger } from '../../logging/logger.js'
 import type { SessionService } from '../../sessions/session-service.js'
 import { createToolexecMcpServer } from './create-toolexec-mcp-server.js'
@@ -14,11 +14,16 @@ export type McpEndpointOptions = Omit<EndpointDependencies, 'sessions'> & {
   serverInfo: { name: string; version: string }
   /** An MCP session with no request and no running call for this long is closed. */
   idleTtlMs: number
+  /** Caps on open MCP sessions, in all and per tenant (docs/adr/0234-session-caps.md); absent: none. */
+  limits?: { maxSessions: number; maxSessionsPerTenant: number } | undefined
   now?: () => number
 }
 
 /** Who is calling `/mcp`: the authenticated tenant and, at initialize, an optional session to run in. */
 export type McpCaller = { tenant: string; sessionId?: string; logger?: Logger }
+
+/** How long a client refused by an MCP session cap waits: sessions free as they close or idle out. */
+const MCP_SESSION_CAP_RETRY_AFTER_SECONDS = 5
 
 type McpSession = {
   tenant: string
@@ -30,8 +35,11 @@ type McpSession = {
   ownedSessionId: () => Promise<string> | undefined
 }
 
-function sendJsonRpcError(response: ServerResponse, status: number, message: string): void {
-  response.writeHead(status, { 'content-type': 'application/json' })
+function sendJsonRpcError(response: ServerResponse, status: number, message: string, retryAfterSeconds?: number): void {
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    ...(retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) }),
+  })
   response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
 }
 
@@ -55,7 +63,29 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
     if (owned) await sessions.delete(session.tenant, owned).catch(() => {})
   }
 
+  /** Refuses a new MCP session past a cap: each holds a server and a transport in this instance's memory. */
+  function checkLimits(tenant: string): void {
+    const limits = options.limits
+    if (!limits) return
+    let own = 0
+    for (const session of live.values()) if (session.tenant === tenant) own += 1
+    const full =
+      own >= limits.maxSessionsPerTenant
+        ? `this tenant has ${own} MCP sessions open (TOOLEXEC_MAX_MCP_SESSIONS_PER_TENANT=${limits.maxSessionsPerTenant})`
+        : live.size >= limits.maxSessions
+          ? `the service has ${live.size} MCP sessions open (TOOLEXEC_MAX_MCP_SESSIONS=${limits.maxSessions})`
+          : undefined
+    if (full !== undefined) {
+      throw new ApiError(
+        'too_many_sessions',
+        `No new MCP session: ${full}; close sessions you no longer use (DELETE /mcp), or retry`,
+        { retryAfterSeconds: MCP_SESSION_CAP_RETRY_AFTER_SECONDS },
+      )
+    }
+  }
+
   async function open(request: IncomingMessage, response: ServerResponse, body: unknown, caller: McpCaller) {
+    checkLimits(caller.tenant)
     if (caller.sessionId !== undefined) await sessions.get(caller.tenant, caller.sessionId)
     let ownedSessionId: Promise<string> | undefined
     const sessionId = () => {
@@ -103,7 +133,7 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
       await session.transport.handleRequest(request, response, body)
     } catch (error) {
       if (!isApiError(error) || response.headersSent) throw error
-      sendJsonRpcError(response, error.status, `${error.message} (${error.code})`)
+      sendJsonRpcError(response, error.status, `${error.message} (${error.code})`, error.retryAfterSeconds)
     }
   }
 

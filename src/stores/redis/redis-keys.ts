@@ -15,6 +15,9 @@ export const redisKeys = {
   /** Pub/sub: the seq of each event appended to the run (a nudge; the stream is the truth). */
   eventsChannel: (runId: string) => `${PREFIX}tail:${runId}`,
   session: (tenant: string, sessionId: string) => `${PREFIX}session:${tenant}:${sessionId}`,
+  /** Sessions by the time their creation's idle TTL runs out, per tenant and in all: the session caps count them. */
+  sessionsOfTenant: (tenant: string) => `${PREFIX}sessions:${tenant}`,
+  sessionsAll: `${PREFIX}sessions:all`,
   idempotency: (tenant: string, key: string) => `${PREFIX}idempotency:${tenant}:${key}`,
   /** Hash run id → tenant of the runs some instance executes; each has a lease key while it lives. */
   running: `${PREFIX}runs:running`,

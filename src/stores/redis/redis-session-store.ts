@@ -54,6 +54,9 @@ export function createRedisSessionStore({ redis, idleTtlMs }: RedisSessionStoreO
         .hset(key, 'fixed', JSON.stringify(fixed), 'state', stateJson(record), 'lastUsedAt', String(record.lastUsedAt))
       if (record.activeRunId !== undefined) multi.hset(key, 'activeRunId', record.activeRunId)
       else multi.pexpire(key, idleTtlMs)
+      const expires = record.lastUsedAt + idleTtlMs
+      multi.zadd(redisKeys.sessionsOfTenant(record.tenant), expires, record.sessionId)
+      multi.zadd(redisKeys.sessionsAll, expires, `${record.tenant}\u0000${record.sessionId}`)
       await multi.exec()
     },
     async get(tenant, sessionId) {
@@ -71,7 +74,23 @@ export function createRedisSessionStore({ redis, idleTtlMs }: RedisSessionStoreO
       }
     },
     async delete(tenant, sessionId) {
-      return (await redis.del(redisKeys.session(tenant, sessionId))) > 0
+      const [deleted] = (await redis
+        .multi()
+        .del(redisKeys.session(tenant, sessionId))
+        .zrem(redisKeys.sessionsOfTenant(tenant), sessionId)
+        .zrem(redisKeys.sessionsAll, `${tenant}\u0000${sessionId}`)
+        .exec()) as [[Error | null, number], ...unknown[]]
+      return deleted[1] > 0
+    },
+    async count(tenant, now) {
+      const results = (await redis
+        .multi()
+        .zremrangebyscore(redisKeys.sessionsOfTenant(tenant), '-inf', now)
+        .zremrangebyscore(redisKeys.sessionsAll, '-inf', now)
+        .zcard(redisKeys.sessionsOfTenant(tenant))
+        .zcard(redisKeys.sessionsAll)
+        .exec()) as Array<[Error | null, number]>
+      return { tenant: results[2]?.[1] ?? 0, total: results[3]?.[1] ?? 0 }
     },
     claim(tenant, sessionId, runId, now) {
       return commands.toolexecClaimSession(redisKeys.session(tenant, sessionId), runId, String(now))
