@@ -19,11 +19,13 @@ const { values } = parseArgs({
 const MB = 2 ** 20
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'toolexec-session-flood-'))
 const server = await startService(scratch)
-const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
+const rss = () =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
 const before = rss()
 
 const statuses = new Map<string, number>()
-const count = (kind: string, status: number) => statuses.set(`${kind} ${status}`, (statuses.get(`${kind} ${status}`) ?? 0) + 1)
+const count = (kind: string, status: number) =>
+  statuses.set(`${kind} ${status}`, (statuses.get(`${kind} ${status}`) ?? 0) + 1)
 const initialize = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
