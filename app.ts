@@ -9,7 +9,7 @@ import { closeIdleOnShutdownPlugin } from './plugins/close-idle-on-shutdown.js'
 import { configPlugin } from './plugins/config.js'
 import { connectionLimitsPlugin } from './plugins/connection-limits.js'
 import { contentTypesPlugin } from './plugins/content-types.js'
-import { errorsPlugin } from './plugins/errors.js'
+import { answerFrameworkError, errorsPlugin, MAX_PARAM_LENGTH } from './plugins/errors.js'
 import { lostRunsPlugin } from './plugins/lost-runs.js'
 import { mcpEndpointPlugin } from './plugins/mcp-endpoint.js'
 import { mcpServersPlugin } from './plugins/mcp-servers.js'
@@ -72,6 +72,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel, options.logStream),
     bodyLimit: config.maxBodyBytes,
+    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: answerFrameworkError,
     // A peer that sends headers byte by byte is closed after the timeout; the check runs every
     // second (Node's default, 30 s, let a slow peer hold a socket for half a minute more).
     serverFactory: (handler) =>

@@ -32,6 +32,26 @@ export const errorsPlugin = fp(
   { name: 'errors', dependencies: ['config'] },
 )
 
+/**
+ * Errors fastify's router raises before any hook (a malformed URL, a path parameter over
+ * `maxParamLength`): problem+json like every other answer (Fastify's `frameworkErrors` option).
+ */
+export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendProblem(
+      reply,
+      new ApiError('path_parameter_too_long', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters`),
+    )
+  }
+  return sendProblem(reply, new ApiError('invalid_request', 'The URL is malformed'))
+}
+
+/**
+ * The longest path parameter the router takes: every id the service hands out fits (blob ids are
+ * at most 256 characters; fastify's default, 100, made a blob URL of a long tool_use id a 414).
+ */
+export const MAX_PARAM_LENGTH = 512
+
 function sendProblem(reply: FastifyReply, error: ApiError) {
   if (error.status === 401) reply.header('www-authenticate', 'Bearer')
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds))

@@ -14,6 +14,7 @@ export const ERROR_CATALOGUE = {
   body_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   path_outside_workspace: { status: 400, title: 'Path outside the workspace' },
+  path_parameter_too_long: { status: 414, title: 'Path parameter too long' },
   invalid_permission_rule: { status: 400, title: 'Invalid permission rule' },
   session_rules_too_large: { status: 400, title: 'Session rules too large' },
   // Authentication and authorisation.

@@ -7,6 +7,8 @@ export const memoryMessages = {
   /** toolexec's own: the store refused (the code only, never the operator's host path). */
   storeFailed: (code: string) =>
     `The memory store is not usable right now (${code}); this is a problem of the service's storage, not of the path.`,
+  /** toolexec's own: the file system refused what the path asks (a name too long, a rename into itself, …). */
+  pathRefused: (path: string, code: string) => `The memory operation on ${path} was refused (${code}).`,
   outside: (path: string) => `Path must start with /memories, got: ${path}`,
   escapes: (path: string) => `Path ${path} would escape /memories directory`,
   symlink: 'Path would escape /memories directory via symlink',

@@ -164,16 +164,20 @@ async function run(input: MemoryInput, root: string): Promise<string> {
   }
 }
 
+/** Refusals the path itself causes; any other is the store's (EACCES, ENOSPC, …). */
+const PATH_CODES: ReadonlySet<string> = new Set(['ENAMETOOLONG', 'EINVAL', 'EISDIR', 'ENOTEMPTY', 'ELOOP'])
+
 /**
- * A file system refusal (EACCES on a misconfigured TOOLEXEC_MEMORY_DIR, ENOSPC, …) carries the
- * host path in its message; the model gets the code only (issue 20).
+ * A file system refusal carries the host path in its message: the model gets the code and the
+ * `/memories/…` path it sent, never where the store lives (issues 20 and 28).
  */
-function withoutHostPath(error: unknown): never {
-  const code = errorCode(error)
-  if (code !== undefined && typeof (error as { syscall?: unknown }).syscall === 'string') {
-    throw new Error(messages.storeFailed(code))
+function withoutHostPath(input: MemoryInput) {
+  return (error: unknown): never => {
+    const code = errorCode(error)
+    if (code === undefined || typeof (error as { syscall?: unknown }).syscall !== 'string') throw error
+    const shown = input.command === 'rename' ? `${input.old_path} → ${input.new_path}` : (input.path ?? MEMORY_PREFIX)
+    throw new Error(PATH_CODES.has(code) ? messages.pathRefused(shown, code) : messages.storeFailed(code))
   }
-  throw error
 }
 
 /**
@@ -201,7 +205,7 @@ export function createMemoryTool(rootOf: MemoryRootOf) {
       updatedInput: input,
     }),
     async call(input: MemoryInput, context) {
-      return { data: await run(input, rootOf(context)).catch(withoutHostPath) }
+      return { data: await run(input, rootOf(context)).catch(withoutHostPath(input)) }
     },
   })
 }

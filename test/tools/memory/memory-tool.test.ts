@@ -34,6 +34,19 @@ describe('memory tool', () => {
     expect(answer).not.toContain(store)
   })
 
+  it('answers a path the file system refuses with the /memories path and the code, never the host path', async () => {
+    const { store, use } = await setup()
+    const long = `/memories/${'n'.repeat(300)}.md`
+    const tooLong = await use({ command: 'create', path: long, file_text: 'x' })
+    expect(tooLong).toBe(`ERROR: The memory operation on ${long} was refused (ENAMETOOLONG).`)
+    expect(await use({ command: 'view', path: long })).not.toContain(store)
+    await use({ command: 'create', path: '/memories/notes/a.md', file_text: 'x' })
+    const intoItself = await use({ command: 'rename', old_path: '/memories/notes', new_path: '/memories/notes/inner' })
+    expect(intoItself).toBe(
+      'ERROR: The memory operation on /memories/notes → /memories/notes/inner was refused (EINVAL).',
+    )
+  })
+
   it('views an empty /memories, creates, views a file and a range', async () => {
     const { use } = await setup()
     expect(await use({ command: 'view', path: '/memories' })).toMatch(
