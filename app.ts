@@ -72,7 +72,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel, options.logStream),
     bodyLimit: config.maxBodyBytes,
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,
     // A peer that sends headers byte by byte is closed after the timeout; the check runs every
     // second (Node's default, 30 s, let a slow peer hold a socket for half a minute more).
