@@ -26,7 +26,12 @@ export function findMatchingRule(
   subject: RuleSubject,
   behavior: PermissionRuleBehavior,
 ): PermissionRule | undefined {
-  const rules = getRules(context, behavior).filter((rule) => ruleCoversTool(rule.value.toolName, subject.tool))
+  // Deny and ask rules of the tools this call acts like reach it too; their allow rules do not.
+  const also = behavior === 'allow' ? undefined : subject.tool.deniedAlsoBy
+  const rules = getRules(context, behavior).filter(
+    (rule) =>
+      ruleCoversTool(rule.value.toolName, subject.tool) || also?.[rule.value.toolName]?.(subject.input) === true,
+  )
   const wholeTool = rules.find((rule) => rule.value.ruleContent === undefined)
   if (wholeTool) return wholeTool
   const contentRules = rules.filter((rule) => rule.value.ruleContent !== undefined)

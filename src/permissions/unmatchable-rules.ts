@@ -4,7 +4,7 @@ import { PermissionRuleSyntaxError, parsePermissionRule } from './permission-rul
 import type { PermissionsSettings } from './permissions-settings-schema.js'
 import { type RuledTool, ruleCoversTool } from './rule-covers-tool.js'
 
-type CandidateTool = RuledTool & { getPath?: unknown }
+type CandidateTool = RuledTool & { getPath?: unknown; deniedAlsoBy?: Readonly<Record<string, unknown>> | undefined }
 
 /** A rule that can never match, and why, in words an operator can act on. */
 export type UnmatchableRule = { rule: string; problem: string }
@@ -27,7 +27,10 @@ export function unmatchableRules(
     // A rule that does not parse is refused with its own syntax error where it is stored.
     if (parsed === undefined) return []
     const { toolName, ruleContent } = parsed
-    const covered = tools.filter((tool) => ruleCoversTool(toolName, tool))
+    // `Read(...)` and `Write(...)` deny and ask rules also reach the text editors (docs/adr/0235).
+    const covered = tools.filter(
+      (tool) => ruleCoversTool(toolName, tool) || tool.deniedAlsoBy?.[toolName] !== undefined,
+    )
     const forServer = serverPrefixes.some((prefix) => `${toolName}__`.startsWith(prefix))
     if (covered.length === 0 && !forServer) {
       const meant = didYouMean(toolName, [...new Set(tools.flatMap((tool) => [tool.name, ...(tool.aliases ?? [])]))])

@@ -138,6 +138,12 @@ export type Tool<
   readonly defaultTimeoutMs?: number
   /** Required: a file tool left without it would escape the operator's `Edit(...)` deny rules. */
   readonly ruleFamily: RuleFamily
+  /**
+   * Other tools whose deny and ask rules also reach this call, as it does what they do: the text
+   * editors' `view` reads like Read, their other commands write like Write. Their allow rules do
+   * not allow it (docs/adr/0144, docs/adr/0235-editor-calls-meet-read-and-write-denials.md).
+   */
+  readonly deniedAlsoBy?: Readonly<Record<string, (input: z.infer<Input>) => boolean>>
   /** A call that names no path works in the session cwd (Glob, Grep), and path rules see that. */
   readonly pathDefaultsToCwd?: boolean
   /** Kept in simple mode (`CLAUDE_CODE_SIMPLE`: Bash, Read, Edit). */

@@ -200,6 +200,10 @@ export function createTextEditorTool(options: { type: TextEditorType; maxCharact
     prompt:
       "Anthropic's text editor tool: view files and directories, create files, replace a unique string, insert text after a line.",
     isReadOnly: (input: TextEditorInput) => input.command === 'view',
+    deniedAlsoBy: {
+      Read: (input: TextEditorInput) => input.command === 'view',
+      Write: (input: TextEditorInput) => input.command !== 'view',
+    },
     isConcurrencySafe: (input: TextEditorInput) => input.command === 'view',
     getPath: (input: TextEditorInput) => input.path,
     /**
