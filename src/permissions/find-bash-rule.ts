@@ -33,6 +33,13 @@ function nestedScript(argv: readonly string[]): string | undefined {
   return undefined
 }
 
+/** The command word by its file name: `/usr/bin/rm` → `rm`; the same list when it names no path. */
+function byBasename(words: string[]): string[] {
+  const [head, ...rest] = words
+  if (head === undefined || !head.includes('/') || head.endsWith('/')) return words
+  return [head.slice(head.lastIndexOf('/') + 1), ...rest]
+}
+
 /** Rough pieces of unparsable text, split at anything that could separate commands. */
 function roughCommands(command: string): string[][] {
   const pieces = [command, ...command.split(/&&|\|\||[;&|\n()`]|\$\(/)]
@@ -50,11 +57,19 @@ function roughCommands(command: string): string[][] {
  */
 function denyCandidates(command: string, depth: number): string[][] {
   const parsed = parseShell(command)
-  if (!parsed) return roughCommands(command).flatMap((words) => [words, stripWrappers(words)])
+  if (!parsed) {
+    return roughCommands(command).flatMap((words) => {
+      const stripped = stripWrappers(words)
+      return [words, stripped, byBasename(stripped)]
+    })
+  }
   const candidates: string[][] = []
   for (const { argv, envAssignments } of parsed.commands) {
     const stripped = stripWrappers(argv)
     candidates.push(argv, stripped, [...envAssignments, ...argv])
+    // `/bin/rm x` is `rm x` to a deny rule (never to an allow rule: a path may name any program).
+    const named = byBasename(stripped)
+    if (named !== stripped) candidates.push(named)
     const script = nestedScript(stripped)
     if (script !== undefined && depth < MAX_NESTING) candidates.push(...denyCandidates(script, depth + 1))
   }

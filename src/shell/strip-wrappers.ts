@@ -7,7 +7,8 @@ const TIMEOUT_VALUE_OPTIONS = new Set(['-s', '--signal', '-k', '--kill-after'])
 
 /**
  * Removes what only changes how a command runs, not what it is: leading `VAR=x` assignments and
- * the wrappers `timeout [opts] N`, `nice [-n N]`, `nohup`, `env [VAR=x…]`, `time [-p]`, `command [-p]`.
+ * the wrappers `timeout [opts] N`, `nice [-n N]`, `nohup`, `env [VAR=x…]`, `time [-p]`, `command [-p]`,
+ * `exec [-cl] [-a NAME]`.
  * A wrapper used in a way it cannot read (`env -i`, `command -v`, `timeout` without a duration)
  * is left in place, so the result is then the wrapper itself: never a guess.
  */
@@ -27,6 +28,8 @@ function stripOne(argv: string[]): string[] {
   switch (head) {
     case 'nohup':
       return tail
+    case 'exec':
+      return stripExec(argv, tail)
     case 'time':
       return tail[0] === '-p' ? tail.slice(1) : tail
     case 'command':
@@ -45,6 +48,20 @@ function stripOne(argv: string[]): string[] {
     default:
       return argv
   }
+}
+
+function stripExec(argv: string[], tail: string[]): string[] {
+  let index = 0
+  for (;;) {
+    const word = tail[index]
+    if (word === '-a') index += 2
+    else if (word !== undefined && /^-[cl]+$/.test(word)) index += 1
+    else if (word === '--') return tail.slice(index + 1)
+    else break
+  }
+  // `exec` alone (or with options it cannot read) only changes redirections: left as it is.
+  if (index >= tail.length || tail[index]?.startsWith('-')) return argv
+  return tail.slice(index)
 }
 
 function stripNice(argv: string[], tail: string[]): string[] {
