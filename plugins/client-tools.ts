@@ -12,11 +12,18 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The Messages API's client tools, for sessions that ask for the `anthropic_client` toolset. */
     clientTools: Tools
+    /** Ends a deleted session's shell (and its process tree) and removes its memories, at once. */
+    endClientToolState(tenant: string, sessionId: string): Promise<void>
   }
 }
 
-/** Shells and session memories of sessions gone are looked for this often. */
+/** Session memories of sessions gone are looked for this often. */
 const SWEEP_INTERVAL_MS = 60_000
+/**
+ * Shells of sessions gone, this often (at most TOOLEXEC_MAX_SHELLS lookups): a session deleted
+ * through another instance ends its shell here within this (docs/adr/0237).
+ */
+const SHELL_SWEEP_INTERVAL_MS = 5_000
 
 export type ClientToolsPluginOptions = {
   /** The client bash tool's per-command timeout (tests shorten it). */
@@ -69,7 +76,6 @@ export const clientToolsPlugin = fp<ClientToolsPluginOptions>(
         () => false,
       )
     const sweep = async () => {
-      await shells.sweep(exists)
       for (const [key, { tenant, sessionId }] of [...memorySessions]) {
         if (await exists(tenant, sessionId)) continue
         memorySessions.delete(key)
@@ -81,11 +87,22 @@ export const clientToolsPlugin = fp<ClientToolsPluginOptions>(
       SWEEP_INTERVAL_MS,
     )
     timer.unref()
+    const shellTimer = setInterval(
+      () => void shells.sweep(exists).catch((error) => app.log.warn({ err: error }, 'client shells sweep')),
+      SHELL_SWEEP_INTERVAL_MS,
+    )
+    shellTimer.unref()
     app.addHook('onClose', async () => {
       clearInterval(timer)
+      clearInterval(shellTimer)
       await shells.closeAll()
     })
     app.decorate('clientTools', tools)
+    app.decorate('endClientToolState', async (tenant: string, sessionId: string) => {
+      await shells.end(tenant, sessionId)
+      memorySessions.delete(`${tenant}\u0000${sessionId}`)
+      await rm(path.join(tenantDirectory(tenant), encodeURIComponent(sessionId)), { recursive: true, force: true })
+    })
   },
   { name: 'client-tools', dependencies: ['config', 'settings', 'sandbox', 'sessions'] },
 )

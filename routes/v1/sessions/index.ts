@@ -71,6 +71,8 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     handler: async (request, reply) => {
       const deleted = await app.sessions.delete(request.tenant, request.params.session_id)
       if (!deleted) throw new ApiError('session_not_found', `No session ${request.params.session_id}`)
+      // Its shell stops now, background jobs included, not at the next sweep (docs/adr/0237).
+      await app.endClientToolState(request.tenant, request.params.session_id)
       return reply.code(204).send()
     },
   })

@@ -1,0 +1,52 @@
+// Pins that DELETE /v1/sessions/{id} ends the session's persistent bash shell and its whole
+// process tree at once: a background job the shell started stops, where before it kept writing
+// into the session's directory until the sweep, up to a minute after the 204.
+import { execFileSync } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
+import { startTestServer } from '../helpers/start-test-server.js'
+
+/** Processes whose command line holds `marker`, other than pgrep itself. */
+function running(marker: string): string[] {
+  try {
+    return execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' }).trim().split('\n').filter(Boolean)
+  } catch {
+    return []
+  }
+}
+
+describe('DELETE /v1/sessions/{id}', () => {
+  it("ends the session's shell and the jobs it started before it answers", async () => {
+    const { baseUrl } = await startTestServer()
+    const created = await fetch(`${baseUrl}/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ toolsets: ['anthropic_client'], permissions: { allow: ['bash'] } }),
+    })
+    const { session_id } = (await created.json()) as { session_id: string }
+    // A marker no other process has: the job's sleep carries it.
+    const marker = `0.${process.pid}${Date.now() % 100_000}`
+    const run = await fetch(`${baseUrl}/v1/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        session_id,
+        tool_uses: [
+          {
+            type: 'tool_use',
+            id: 'bg',
+            name: 'bash',
+            input: {
+              command: `(while true; do echo x >> bg.log; sleep ${marker}; done) > /dev/null 2>&1 & echo started`,
+            },
+          },
+        ],
+      }),
+    })
+    expect(((await run.json()) as { results: Array<{ content: string }> }).results[0]?.content).toBe('started')
+    expect(running(`sleep ${marker}`).length + running('bg.log').length).toBeGreaterThan(0)
+    const deleted = await fetch(`${baseUrl}/v1/sessions/${session_id}`, { method: 'DELETE' })
+    expect(deleted.status).toBe(204)
+    expect(running(`sleep ${marker}`)).toEqual([])
+    expect(running('bg.log')).toEqual([])
+  })
+})
