@@ -30,6 +30,8 @@ export function createResultYielder(options: YielderOptions) {
   let nextToYield = 0
   /** Completed, not yet yielded, in completion order. */
   const waiting = new Set<TrackedCall>()
+  /** Waiting calls whose sized result the sink was told of. */
+  const told = new Set<TrackedCall>()
 
   async function drainOnce(): Promise<void> {
     for (const call of waiting) {
@@ -37,7 +39,7 @@ export function createResultYielder(options: YielderOptions) {
       const storing = applyToolThreshold(call, stage)
       if (storing) await storing
     }
-    if (calls[nextToYield]?.status !== 'completed') return
+    if (calls[nextToYield]?.status !== 'completed') return tellHeld()
     const pending = [...waiting].sort((a, b) => a.index - b.index)
     await applyBudget(pending, yieldedChars, stage)
     for (; nextToYield < calls.length; nextToYield++) {
@@ -47,7 +49,20 @@ export function createResultYielder(options: YielderOptions) {
       waiting.delete(call)
       yieldedChars += countedChars(call)
       const blob = call.blob ? { blob_id: call.blob.blobId } : {}
+      told.delete(call)
       sink.result({ type: 'tool.result', tool_use_id: call.block.id, result: call.result, ...blob })
+    }
+    tellHeld()
+  }
+
+  /** Results sized but waiting behind an unfinished block: the sink hears of each once. */
+  function tellHeld(): void {
+    if (!sink.held) return
+    for (const call of waiting) {
+      if (!call.result || told.has(call)) continue
+      told.add(call)
+      const blob = call.blob ? { blob_id: call.blob.blobId } : {}
+      sink.held({ type: 'tool.result', tool_use_id: call.block.id, result: call.result, ...blob })
     }
   }
 

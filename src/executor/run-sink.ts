@@ -15,6 +15,11 @@ export type RunSink = {
   event(body: ProgressEvent): void
   /** One per block, in block order. */
   result(body: ResultEvent): void
+  /**
+   * A result that is final but waits behind an earlier block still running: told once, before
+   * `result` hands it out, so it can be kept against the instance's death (docs/adr/0238).
+   */
+  held?(body: ResultEvent): void
   /** Every block has its result: the run is over. Called once, before `finished` resolves. */
   finish(outcome: RunOutcome, completion: CompletionEvent): void
 }

@@ -25,6 +25,8 @@ export type LiveRunDependencies = {
   permissionGateFor: PermissionGateFactory
   hooks?: HookRunner
   runTtlMs: number
+  /** Other instances may close this instance's runs: results held behind a running block are stored (docs/adr/0238). */
+  keepsHeldResults?: boolean
   observe: (event: RunEvent, tenant: string) => void
   now: () => number
 }

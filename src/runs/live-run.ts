@@ -38,6 +38,10 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
       writer.store(body)
     },
     result: writer.store,
+    // Only where another instance could close the run: a single instance has no one to tell.
+    ...(dependencies.keepsHeldResults
+      ? { held: (body) => writer.enqueue(() => stores.runs.holdResult(runId, body.result)) }
+      : {}),
     finish: (outcome, completion) => over.resolve({ outcome, completion }),
   }
   const executor = dependencies.createExecutor({

@@ -63,6 +63,7 @@ export function createRunManager(options: RunManagerOptions) {
       permissionGateFor: options.permissionGateFor ?? (() => ALLOW_ALL),
       ...(options.hooks ? { hooks: options.hooks } : {}),
       runTtlMs: options.limits.runTtlMs,
+      keepsHeldResults: coordination !== undefined,
       now: options.now ?? Date.now,
       observe: (event, tenant) => {
         for (const observer of observers) observer(event, tenant)

@@ -44,6 +44,14 @@ export interface RunStore {
   appendToolUseId(runId: string, toolUseId: string): Promise<void>
   /** Results yielded since the last append, in block order (blobs come with the completion). */
   appendResults(runId: string, results: readonly ToolResultBlock[]): Promise<void>
+  /**
+   * A call's result, finished but held behind an earlier block still running: kept until the run
+   * completes, so a survivor closing the run after its instance died gives it this result, not
+   * the lost-call text (docs/adr/0238-finished-results-survive-a-lost-instance.md).
+   */
+  holdResult(runId: string, result: ToolResultBlock): Promise<void>
+  /** The results held for a run, by tool_use id. */
+  heldResults(runId: string): Promise<Map<string, ToolResultBlock>>
   complete(runId: string, completion: RunCompletion): Promise<void>
   /** Removes finished runs past their expiry, and the oldest finished ones beyond the bound. */
   sweep(now: number): Promise<RunRecord[]>

@@ -24,8 +24,11 @@ export async function closeLostRun(
   const order = [...record.toolUseIds]
   for (const event of events) collect(event, names, results, order)
   const answered = new Set(results.map((result) => result.tool_use_id))
+  // A call that finished but waited behind a running one gets its own result (docs/adr/0238).
+  const held = await stores.runs.heldResults(runId)
   for (const toolUseId of order.filter((id) => !answered.has(id))) {
-    const result = toolResult(toolUseId, lostExecutorMessage(names.get(toolUseId) ?? 'the call'), true)
+    const result =
+      held.get(toolUseId) ?? toolResult(toolUseId, lostExecutorMessage(names.get(toolUseId) ?? 'the call'), true)
     results.push(result)
     await stores.events.append(runId, { type: 'tool.result', tool_use_id: toolUseId, result })
   }

@@ -1,3 +1,4 @@
+import type { ToolResultBlock } from '../../messages/content-blocks.js'
 import type { RunRecord, RunStore } from '../run-store.js'
 
 export type MemoryRunStoreOptions = {
@@ -9,6 +10,7 @@ export type MemoryRunStoreOptions = {
 /** Runs in a Map (insertion order = creation order, which the eviction of old runs relies on). */
 export function createMemoryRunStore({ maxRetainedRuns, onEvicted }: MemoryRunStoreOptions): RunStore {
   const runs = new Map<string, RunRecord>()
+  const held = new Map<string, Map<string, ToolResultBlock>>()
   /**
    * The bound holds between sweeps too: a burst of runs would otherwise keep every finished run
    * (records and events) until the next sweep, a minute away by default, and the heap and its GC
@@ -27,6 +29,18 @@ export function createMemoryRunStore({ maxRetainedRuns, onEvicted }: MemoryRunSt
     async create(record) {
       runs.set(record.runId, record)
     },
+    async holdResult(runId, result) {
+      if (!runs.has(runId)) return
+      let results = held.get(runId)
+      if (!results) {
+        results = new Map()
+        held.set(runId, results)
+      }
+      results.set(result.tool_use_id, result)
+    },
+    async heldResults(runId) {
+      return new Map(held.get(runId))
+    },
     async get(tenant, runId) {
       const record = runs.get(runId)
       return record?.tenant === tenant ? copyOf(record) : undefined
@@ -38,6 +52,7 @@ export function createMemoryRunStore({ maxRetainedRuns, onEvicted }: MemoryRunSt
       runs.get(runId)?.results.push(...results)
     },
     async complete(runId, completion) {
+      held.delete(runId)
       const record = runs.get(runId)
       if (!record) return
       Object.assign(record, completion)

@@ -9,6 +9,8 @@ export const redisKeys = {
   runToolUseIds: (runId: string) => `${PREFIX}run:${runId}:ids`,
   runResults: (runId: string) => `${PREFIX}run:${runId}:results`,
   runBlobs: (runId: string) => `${PREFIX}run:${runId}:blobs`,
+  /** Results finished but held behind an earlier block (docs/adr/0238): deleted at completion. */
+  runHeld: (runId: string) => `${PREFIX}run:${runId}:held`,
   /** Finished runs by finish time, for the TOOLEXEC_MAX_RETAINED_RUNS bound. */
   finishedRuns: `${PREFIX}runs:finished`,
   events: (runId: string) => `${PREFIX}events:${runId}`,

@@ -53,6 +53,8 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
    */
   const owners = new Map<string, Pick<Fixed, 'tenant' | 'idempotencyKey'>>()
 
+  /** Runs of this instance that held a result: their held key goes at completion. */
+  const held = new Set<string>()
   return {
     async create(record) {
       const fixed: Fixed = {
@@ -103,6 +105,14 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
     async appendToolUseId(runId, toolUseId) {
       await redis.rpush(redisKeys.runToolUseIds(runId), toolUseId)
     },
+    async holdResult(runId, result) {
+      held.add(runId)
+      await redis.hset(redisKeys.runHeld(runId), result.tool_use_id, JSON.stringify(result))
+    },
+    async heldResults(runId) {
+      const hash = await redis.hgetall(redisKeys.runHeld(runId))
+      return new Map(Object.entries(hash).map(([id, json]) => [id, JSON.parse(json) as ToolResultBlock]))
+    },
     async appendResults(runId, results) {
       // One RPUSH for the results of one batch of events (docs/adr/0174-run-events-written-in-batches.md).
       if (results.length > 0)
@@ -135,6 +145,8 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
         JSON.stringify(completion.blobs.map((blob) => JSON.stringify(blob))),
         completion.cancelReason ?? '',
       )
+      // Only runs that held a result here, or closed as lost by a survivor, have the key.
+      if (held.delete(runId) || completion.status === 'lost') await redis.del(redisKeys.runHeld(runId))
     },
     async sweep() {
       // Redis expires finished runs itself (PEXPIREAT in COMPLETE_SCRIPT).
