@@ -52,6 +52,8 @@ export type BuildAppOptions = {
   baseTools?: Tools
   /** The `bash` client tool's per-command timeout (default 120 s; tests shorten it). */
   clientBashTimeoutMs?: number
+  /** How often the client tools look for shells of sessions gone (tests lengthen it). */
+  clientShellSweepIntervalMs?: number
   /** Fixed MCP tools, added to those of the settings file's `mcpServers`. */
   mcpTools?: Tools
   /** Replaces the settings file named by TOOLEXEC_SETTINGS. */
@@ -110,7 +112,10 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(blobStorePlugin)
   await app.register(sessionsPlugin)
   await app.register(mcpServersPlugin, { tools: options.mcpTools })
-  await app.register(clientToolsPlugin, { bashTimeoutMs: options.clientBashTimeoutMs })
+  await app.register(clientToolsPlugin, {
+    bashTimeoutMs: options.clientBashTimeoutMs,
+    shellSweepIntervalMs: options.clientShellSweepIntervalMs,
+  })
   await app.register(toolPoolPlugin, { baseTools: options.baseTools, extraTools: options.extraTools })
   await app.register(runManagerPlugin, { createExecutor: options.createExecutor })
   await app.register(runMetricsPlugin)

@@ -28,6 +28,8 @@ const SHELL_SWEEP_INTERVAL_MS = 5_000
 export type ClientToolsPluginOptions = {
   /** The client bash tool's per-command timeout (tests shorten it). */
   bashTimeoutMs?: number | undefined
+  /** How often shells of sessions gone are looked for (tests lengthen it). */
+  shellSweepIntervalMs?: number | undefined
 }
 
 /**
@@ -89,20 +91,30 @@ export const clientToolsPlugin = fp<ClientToolsPluginOptions>(
     timer.unref()
     const shellTimer = setInterval(
       () => void shells.sweep(exists).catch((error) => app.log.warn({ err: error }, 'client shells sweep')),
-      SHELL_SWEEP_INTERVAL_MS,
+      options.shellSweepIntervalMs ?? SHELL_SWEEP_INTERVAL_MS,
     )
     shellTimer.unref()
+    // A session deleted through any instance ends its shell here at once (docs/adr/0237).
+    const stopListening = app.coordination?.onAnnouncement((message) => {
+      const deleted = message as { type?: unknown; tenant?: unknown; sessionId?: unknown }
+      if (deleted.type !== 'session.deleted' || typeof deleted.tenant !== 'string') return
+      if (typeof deleted.sessionId !== 'string') return
+      void shells.end(deleted.tenant, deleted.sessionId).catch(() => undefined)
+    })
     app.addHook('onClose', async () => {
       clearInterval(timer)
       clearInterval(shellTimer)
+      stopListening?.()
       await shells.closeAll()
     })
     app.decorate('clientTools', tools)
     app.decorate('endClientToolState', async (tenant: string, sessionId: string) => {
       await shells.end(tenant, sessionId)
+      // Its shell may live on another instance: every instance is told.
+      await app.coordination?.announce({ type: 'session.deleted', tenant, sessionId }).catch(() => undefined)
       memorySessions.delete(`${tenant}\u0000${sessionId}`)
       await rm(path.join(tenantDirectory(tenant), encodeURIComponent(sessionId)), { recursive: true, force: true })
     })
   },
-  { name: 'client-tools', dependencies: ['config', 'settings', 'sandbox', 'sessions'] },
+  { name: 'client-tools', dependencies: ['config', 'stores', 'settings', 'sandbox', 'sessions'] },
 )

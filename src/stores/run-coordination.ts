@@ -21,6 +21,10 @@ export interface RunCoordination {
    * when no instance holds the run (it ended, or its instance is gone).
    */
   send(runId: string, message: unknown): Promise<boolean | undefined>
+  /** Tells every instance, this one included (a session deleted: its shell, wherever it lives, ends). */
+  announce(message: unknown): Promise<void>
+  /** Hears every announcement; answers the unsubscribe. */
+  onAnnouncement(listener: (message: unknown) => void): () => void
   /** Runs whose lease has expired; each is handed to exactly one caller across instances. */
   claimLostRuns(): Promise<HeldRun[]>
   /** Drops a lost run from the running set once its record is closed. */

@@ -28,6 +28,8 @@ export const redisKeys = {
   /** Control messages for the runs an instance executes (docs/adr/0179-one-control-channel-per-instance.md). */
   controlChannel: (instanceId: string) => `${PREFIX}control:${instanceId}`,
   replyChannel: (instanceId: string) => `${PREFIX}reply:${instanceId}`,
+  /** Pub/sub: what every instance is told (a session deleted, docs/adr/0237). */
+  announceChannel: `${PREFIX}announce`,
   /** The markers of the shared workspace and blob directory (docs/adr/0113-shared-volume-check.md). */
   volumes: `${PREFIX}volumes`,
 } as const

@@ -56,12 +56,18 @@ export function createRedisRunCoordination(options: RedisRunCoordinationOptions)
     connectedSince = Number.POSITIVE_INFINITY
   })
 
-  const subscribed = subscriber.subscribe(replyChannel, controlChannel)
+  const listeners = new Set<(message: unknown) => void>()
+  const subscribed = subscriber.subscribe(replyChannel, controlChannel, redisKeys.announceChannel)
   subscribed.catch(() => undefined)
   subscriber.on('message', (channel: string, payload: string) => {
     if (channel === replyChannel) {
       const { id, applied } = JSON.parse(payload) as Reply
       waiting.get(id)?.(applied)
+      return
+    }
+    if (channel === redisKeys.announceChannel) {
+      const message = JSON.parse(payload) as unknown
+      for (const listener of listeners) listener(message)
       return
     }
     if (channel !== controlChannel) return
@@ -92,6 +98,13 @@ export function createRedisRunCoordination(options: RedisRunCoordinationOptions)
         held.delete(runId)
         await redis.multi().del(redisKeys.lease(runId)).hdel(redisKeys.running, runId).exec()
       }
+    },
+    async announce(message) {
+      await redis.publish(redisKeys.announceChannel, JSON.stringify(message))
+    },
+    onAnnouncement(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
     },
     async send(runId, message) {
       await subscribed
