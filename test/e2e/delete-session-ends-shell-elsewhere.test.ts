@@ -2,21 +2,13 @@
 // (Redis mode, two instances on one real redis-server and shared directories): the DELETE tells
 // every instance, so the shell's background job stops at once, not at a sweep (the sweep is set
 // to ten minutes here, so only the announcement can end it within the test).
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { processesMatching } from '../helpers/processes.js'
 import { redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
 import { startTestServer } from '../helpers/start-test-server.js'
-
-function running(marker: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' }).trim().split('\n').filter(Boolean)
-  } catch {
-    return []
-  }
-}
 
 describe.skipIf(redisSkipReason !== undefined)('DELETE /v1/sessions/{id} across instances', () => {
   it('ends the shell held by the other instance', async () => {
@@ -55,11 +47,11 @@ describe.skipIf(redisSkipReason !== undefined)('DELETE /v1/sessions/{id} across 
         }),
       })
       expect(((await run.json()) as { results: Array<{ content: string }> }).results[0]?.content).toBe('started')
-      expect(running(`sleep ${marker}`).length).toBeGreaterThan(0)
+      expect(processesMatching(`sleep ${marker}`).length).toBeGreaterThan(0)
       // Through B, which holds no shell of the session.
       expect((await fetch(`${b.baseUrl}/v1/sessions/${session_id}`, { method: 'DELETE' })).status).toBe(204)
-      while (running(`sleep ${marker}`).length > 0) await new Promise((resolve) => setTimeout(resolve, 50))
-      expect(running(`sleep ${marker}`)).toEqual([])
+      while (processesMatching(`sleep ${marker}`).length > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(processesMatching(`sleep ${marker}`)).toEqual([])
     } finally {
       await a.close()
       await b.close()

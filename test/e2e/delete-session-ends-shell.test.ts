@@ -1,18 +1,9 @@
 // Pins that DELETE /v1/sessions/{id} ends the session's persistent bash shell and its whole
 // process tree at once: a background job the shell started stops, where before it kept writing
 // into the session's directory until the sweep, up to a minute after the 204.
-import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { processesMatching } from '../helpers/processes.js'
 import { startTestServer } from '../helpers/start-test-server.js'
-
-/** Processes whose command line holds `marker`, other than pgrep itself. */
-function running(marker: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' }).trim().split('\n').filter(Boolean)
-  } catch {
-    return []
-  }
-}
 
 describe('DELETE /v1/sessions/{id}', () => {
   it("ends the session's shell and the jobs it started before it answers", async () => {
@@ -43,10 +34,10 @@ describe('DELETE /v1/sessions/{id}', () => {
       }),
     })
     expect(((await run.json()) as { results: Array<{ content: string }> }).results[0]?.content).toBe('started')
-    expect(running(`sleep ${marker}`).length + running('bg.log').length).toBeGreaterThan(0)
+    expect(processesMatching(`sleep ${marker}`).length + processesMatching('bg.log').length).toBeGreaterThan(0)
     const deleted = await fetch(`${baseUrl}/v1/sessions/${session_id}`, { method: 'DELETE' })
     expect(deleted.status).toBe(204)
-    expect(running(`sleep ${marker}`)).toEqual([])
-    expect(running('bg.log')).toEqual([])
+    expect(processesMatching(`sleep ${marker}`)).toEqual([])
+    expect(processesMatching('bg.log')).toEqual([])
   })
 })
