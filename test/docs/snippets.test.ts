@@ -12,6 +12,7 @@ import { parseSettings } from '../../src/config/settings-schema.js'
 import { HookOutputSchema } from '../../src/hooks/hook-output.js'
 import { McpServersSchema } from '../../src/mcp/client/mcp-settings-schema.js'
 import { ControlFrameSchema } from '../../src/runs/control/control-frame.js'
+import { startGatedRun } from '../helpers/gated-run.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 import { createTestTools } from '../helpers/test-tools.js'
 import { connect } from '../helpers/ws-client.js'
@@ -240,16 +241,7 @@ describe('the snippets of README.md and docs/', () => {
   it('answers an unknown permission request with the error frame it shows', async () => {
     const tools = createTestTools()
     const { baseUrl, wsUrl } = await startTestServer({ extraTools: tools.tools })
-    const started = (await (
-      await fetch(`${baseUrl}/v1/runs`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          wait: false,
-          tool_uses: [{ type: 'tool_use', id: 'g', name: 'Gate', input: { key: 'g' } }],
-        }),
-      })
-    ).json()) as { run_id: string }
+    const started = { run_id: await startGatedRun(baseUrl) }
     const socket = connect(`${wsUrl}/v1/runs/${started.run_id}/events`)
     await socket.opened
     await tools.started('g')

@@ -5,6 +5,7 @@
 // low here; the full-scale flood is bench/connection-flood.ts.
 import { connect, type Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
+import { startGatedRun } from '../helpers/gated-run.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 import { createTestTools } from '../helpers/test-tools.js'
 import { connect as connectWebSocket } from '../helpers/ws-client.js'
@@ -102,16 +103,7 @@ describe('connection caps', () => {
       extraTools: tools.tools,
       env: { TOOLEXEC_MAX_CONNECTIONS_PER_PEER: '3', TOOLEXEC_TRUSTED_PROXIES: '127.0.0.2' },
     })
-    const started = (await (
-      await fetch(`${baseUrl}/v1/runs`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          wait: false,
-          tool_uses: [{ type: 'tool_use', id: 'g', name: 'Gate', input: { key: 'g' } }],
-        }),
-      })
-    ).json()) as { run_id: string }
+    const started = { run_id: await startGatedRun(baseUrl) }
     const events = `${wsUrl}/v1/runs/${started.run_id}/events`
     const asClient = (client: string, from: string) =>
       connectWebSocket(events, { 'x-forwarded-for': client }, { localAddress: from })
