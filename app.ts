@@ -33,6 +33,7 @@ import { blobsRoutes } from './routes/v1/blobs.js'
 import { mcpServersRoutes } from './routes/v1/mcp-servers.js'
 import { runControlRoutes } from './routes/v1/runs/control.js'
 import { runEventsRoutes } from './routes/v1/runs/events.js'
+import { listRunsRoutes } from './routes/v1/runs/list.js'
 import { runsRoutes } from './routes/v1/runs/index.js'
 import { sessionsRoutes } from './routes/v1/sessions/index.js'
 import { streamRoutes } from './routes/v1/stream/index.js'
@@ -132,6 +133,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(healthRoutes)
   await app.register(metricsRoutes)
   await app.register(runsRoutes)
+  await app.register(listRunsRoutes)
   await app.register(runControlRoutes)
   await app.register(runEventsRoutes)
   await app.register(streamRoutes)

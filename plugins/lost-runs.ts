@@ -10,11 +10,18 @@ export const lostRunsPlugin = fp(
     const { coordination, stores, config } = app
     if (!coordination) return
     let busy = false
+    const logTakeoverFailure = (error: unknown, runId: string) => {
+      app.log.error({ err: error, runId }, 'taking over a lost run failed: it is closed instead')
+      return false
+    }
     const look = async () => {
       if (busy || !coordination.available()) return
       busy = true
       try {
         for (const run of await coordination.claimLostRuns()) {
+          // Calls left to run (waiting for an answer, or not started) go on here (docs/adr/0243).
+          if (await app.runManager.takeOver(run).catch((error: unknown) => logTakeoverFailure(error, run.runId)))
+            continue
           const closed = await closeLostRun(stores, run, { runTtlMs: config.runTtlMs, now: Date.now })
           await coordination.forget(run.runId)
           if (closed) app.log.warn({ runId: run.runId }, 'closed a run whose instance was lost')

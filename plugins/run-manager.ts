@@ -55,6 +55,7 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
         maxToolUseConcurrency: config.maxToolUseConcurrency,
         maxResultChars: config.maxResultChars,
         permissionTimeoutMs: config.permissionTimeoutMs,
+        maxPermissionTimeoutMs: config.maxPermissionTimeoutMs,
         runTtlMs: config.runTtlMs,
       },
       logger: app.log,

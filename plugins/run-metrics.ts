@@ -16,7 +16,7 @@ export const runMetricsPlugin = fp(
     app.addHook('onClose', async () => stop())
     new Counter({
       name: 'toolexec_admission_refused_total',
-      help: 'Runs refused at admission: tenant (429, over its share) or instance (503, full)',
+      help: 'Runs refused at admission: tenant (429, over its share) or instance (503, full); asks denied over TOOLEXEC_MAX_WAITING_ASKS (waiting_asks)',
       labelNames: ['scope'],
       registers: [metrics.registry],
       collect() {
@@ -24,6 +24,31 @@ export const runMetricsPlugin = fp(
         this.reset()
         this.inc({ scope: 'tenant' }, stats.refusedTenant)
         this.inc({ scope: 'instance' }, stats.refusedInstance)
+        this.inc({ scope: 'waiting_asks' }, stats.refusedAsks)
+      },
+    })
+    new Gauge({
+      name: 'toolexec_asks_waiting',
+      help: 'Permission asks waiting for an answer on this instance (docs/permissions.md#asks-that-wait)',
+      registers: [metrics.registry],
+      collect() {
+        this.set(runManager.waiting(Date.now()).asks)
+      },
+    })
+    new Gauge({
+      name: 'toolexec_oldest_ask_age_seconds',
+      help: 'How long the oldest ask waiting on this instance has waited (0 with none)',
+      registers: [metrics.registry],
+      collect() {
+        this.set(runManager.waiting(Date.now()).oldestAskAgeMs / 1000)
+      },
+    })
+    new Gauge({
+      name: 'toolexec_runs_stuck',
+      help: 'Runs of this instance still going more than 5 s past their own deadline (timeout_ms)',
+      registers: [metrics.registry],
+      collect() {
+        this.set(runManager.waiting(Date.now()).stuckRuns.length)
       },
     })
     new Gauge({

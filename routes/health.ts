@@ -23,6 +23,16 @@ const ReadinessSchema = StatusSchema.extend({
     .describe(
       'Probe files written just now in TOOLEXEC_WORKSPACE and TOOLEXEC_MEMORY_DIR (the bash shell state and memories); either unwritable makes the service unready. `error` is the code (EACCES, ENOSPC, …)',
     ),
+  runs: z
+    .object({
+      executing: z.number().int().describe('Runs executing on this instance'),
+      asks_waiting: z.number().int().describe('Permission asks waiting for an answer here'),
+      oldest_ask_age_ms: z.number().int().describe('How long the oldest of them has waited (0 with none)'),
+      stuck: z
+        .array(z.string())
+        .describe('Runs still going more than 5 s past their own deadline (timeout_ms): look into them'),
+    })
+    .describe('Waiting is not failing: these never make the service unready'),
   bash_containment: z
     .enum(['bwrap', 'pid-namespace', 'process-group'])
     .describe("What ends a Bash command's processes with the call (docs/reliability.md)"),
@@ -57,6 +67,15 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     handler: async (_request, reply) => {
+      const runsHealth = () => {
+        const waiting = app.runManager.waiting(Date.now())
+        return {
+          executing: app.runManager.activeCount,
+          asks_waiting: waiting.asks,
+          oldest_ask_age_ms: waiting.oldestAskAgeMs,
+          stuck: waiting.stuckRuns,
+        }
+      }
       const draining = app.runManager.shuttingDown
       const { health } = app.blobStore
       const [probe, workspace, memory] = await Promise.all([
@@ -84,6 +103,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
           ...(lastError === undefined ? {} : { last_error: lastError }),
         },
         directories: { workspace, memory },
+        runs: runsHealth(),
         bash_containment: app.sandbox.containment,
       }
       return reply.code(body.status === 'ready' ? 200 : 503).send(body)

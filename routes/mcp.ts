@@ -6,6 +6,8 @@ export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
   app.route({
     method: ['POST', 'GET', 'DELETE'],
     url: '/mcp',
+    // MCP tools/call runs tools: the whole endpoint is a runner's (docs/adr/0240-key-roles.md).
+    config: { capability: 'run' },
     schema: { hide: true, querystring: z.object({ session_id: z.string().min(1).optional() }) },
     handler: async (request, reply) => {
       // The MCP transport writes the response itself (JSON or an SSE stream).

@@ -32,6 +32,7 @@ export const EnvSchema = z.object({
   TOOLEXEC_MEMORY_DIR: z.string().min(1).default('./.data/memory'),
   TOOLEXEC_SETTINGS: z.string().min(1).optional(),
   TOOLEXEC_API_KEYS: z.string().optional(),
+  TOOLEXEC_API_KEYS_FILE: z.string().min(1).optional(),
   TOOLEXEC_ALLOWED_HOSTS: z.string().optional(),
   TOOLEXEC_ALLOWED_ORIGINS: z.string().optional(),
   TOOLEXEC_BASH_ENV_PASSTHROUGH: z.string().optional(),
@@ -54,6 +55,10 @@ export const EnvSchema = z.object({
   TOOLEXEC_SHUTDOWN_GRACE_MS: milliseconds(10 * SECOND),
   TOOLEXEC_WS_PING_INTERVAL_MS: milliseconds(30 * SECOND),
   TOOLEXEC_PERMISSION_TIMEOUT_MS: milliseconds(MINUTE),
+  // Asks that wait for a person (docs/adr/0241-asks-wait-without-holding-a-slot.md).
+  TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS: milliseconds(7 * 24 * HOUR),
+  TOOLEXEC_MAX_WAITING_ASKS: count(10_000),
+  TOOLEXEC_MAX_WAITING_ASKS_PER_TENANT: count(1000),
   TOOLEXEC_MAX_RESULT_CHARS: count(200_000),
   // Admission and subscribers (docs/reliability.md); per-tenant caps default to the instance's.
   TOOLEXEC_MAX_OPEN_RUNS: count(256),

@@ -7,7 +7,7 @@ import { normalizeOrigin } from '../auth/request-origin-policy.js'
 import { ConfigError } from '../errors/config-error.js'
 import { defaultConnectionCap, openFilesLimit } from '../net/descriptor-limit.js'
 import { DEFAULT_MAX_CONCURRENCY, EnvSchema } from './config-schema.js'
-import { parseApiKeys } from './parse-api-keys.js'
+import { checkUnique, parseApiKeys, readApiKeysFile } from './parse-api-keys.js'
 import { parseList } from './parse-list.js'
 
 /**
@@ -19,7 +19,16 @@ export function createConfigSchema(cwd: string) {
   return EnvSchema.transform((env) => {
     const startupWarnings: string[] = []
     const maxToolUseConcurrency = parseConcurrency(env.CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY, startupWarnings)
-    const apiKeys = parseApiKeys(env.TOOLEXEC_API_KEYS)
+    if (env.TOOLEXEC_PERMISSION_TIMEOUT_MS > env.TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS) {
+      throw new ConfigError(
+        'TOOLEXEC_PERMISSION_TIMEOUT_MS',
+        `is ${env.TOOLEXEC_PERMISSION_TIMEOUT_MS} ms, over TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS (${env.TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS} ms)`,
+      )
+    }
+    const apiKeys = checkUnique(
+      [...parseApiKeys(env.TOOLEXEC_API_KEYS), ...readApiKeysFile(env.TOOLEXEC_API_KEYS_FILE && path.resolve(cwd, env.TOOLEXEC_API_KEYS_FILE))],
+      'TOOLEXEC_API_KEYS_FILE',
+    )
     if (apiKeys.length === 0) {
       if (!isLoopbackHost(env.HOST)) {
         throw new ConfigError('TOOLEXEC_API_KEYS', `must be set when HOST (${env.HOST}) is not a loopback address`)
@@ -79,7 +88,11 @@ export function createConfigSchema(cwd: string) {
         maxOpenRunsPerTenant: env.TOOLEXEC_MAX_OPEN_RUNS_PER_TENANT ?? env.TOOLEXEC_MAX_OPEN_RUNS,
         maxCallsInFlight: env.TOOLEXEC_MAX_CALLS_IN_FLIGHT,
         maxCallsInFlightPerTenant: env.TOOLEXEC_MAX_CALLS_IN_FLIGHT_PER_TENANT ?? env.TOOLEXEC_MAX_CALLS_IN_FLIGHT,
+        maxWaitingAsks: env.TOOLEXEC_MAX_WAITING_ASKS,
+        maxWaitingAsksPerTenant: Math.min(env.TOOLEXEC_MAX_WAITING_ASKS_PER_TENANT, env.TOOLEXEC_MAX_WAITING_ASKS),
       },
+      /** The longest a request may make an ask wait (`permission_timeout_ms`). */
+      maxPermissionTimeoutMs: env.TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS,
       /** Slow event subscribers (docs/adr/0126-slow-subscribers-are-cut-off-by-bytes.md). */
       subscribers: {
         maxBufferBytes: env.TOOLEXEC_MAX_SUBSCRIBER_BUFFER_BYTES,

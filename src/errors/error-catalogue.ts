@@ -8,6 +8,8 @@ export const ERROR_CATALOGUE = {
   invalid_request: { status: 400, title: 'Invalid request' },
   duplicate_tool_use_id: { status: 400, title: 'Duplicate tool_use id' },
   no_tool_uses: { status: 400, title: 'No tool_use blocks' },
+  permission_timeout_too_long: { status: 400, title: 'permission_timeout_ms over the server maximum' },
+  invalid_cursor: { status: 400, title: 'Invalid cursor' },
   too_many_blocks: { status: 400, title: 'Too many tool_use blocks' },
   input_too_large: { status: 413, title: 'Tool input too large' },
   input_too_deep: { status: 400, title: 'Input nested too deep' },
@@ -23,6 +25,7 @@ export const ERROR_CATALOGUE = {
   host_forbidden: { status: 403, title: 'Host not allowed' },
   origin_forbidden: { status: 403, title: 'Origin not allowed' },
   permission_mode_forbidden: { status: 403, title: 'Permission mode forbidden by the operator' },
+  role_forbidden: { status: 403, title: "The key's role does not allow this" },
   // Things that do not exist (or belong to another tenant).
   route_not_found: { status: 404, title: 'No such route' },
   run_not_found: { status: 404, title: 'Run not found' },

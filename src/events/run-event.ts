@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ToolResultBlockSchema } from '../messages/content-blocks.js'
+import { AskHintsSchema } from './ask-hints.js'
 
 export const RunStatusSchema = z.enum(['running', 'completed', 'cancelled', 'lost'])
 export type RunStatus = z.infer<typeof RunStatusSchema>
@@ -37,8 +38,21 @@ export const RunEventBodySchema = z.discriminatedUnion('type', [
     tool: z.string(),
     input: z.unknown(),
     message: z.string(),
+    /** When the ask is denied unanswered (docs/adr/0241-asks-wait-without-holding-a-slot.md). */
+    expires_at: z.string().optional(),
+    hints: AskHintsSchema.optional(),
   }),
-  z.object({ type: z.literal('permission.resolved'), request_id: z.string(), decision: z.enum(['allow', 'deny']) }),
+  z.object({
+    type: z.literal('permission.resolved'),
+    request_id: z.string(),
+    decision: z.enum(['allow', 'deny']),
+    /** How the ask ended: an answer, its deadline, the run's cancel, or the call ending without it. */
+    reason: z.enum(['answer', 'timeout', 'cancelled', 'withdrawn', 'waiting_bound']).optional(),
+    /** The name of the key that answered (never the key). */
+    answered_by: z.string().optional(),
+    /** "Allow always for this session": the rule that was added to the session. */
+    rule_added: z.string().optional(),
+  }),
   z.object({
     type: z.literal('run.completed'),
     status: RunStatusSchema.exclude(['running']),

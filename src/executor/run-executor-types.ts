@@ -1,4 +1,4 @@
-import type { AssistantMessage, ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
+import type { AssistantMessage, ToolResultBlock, ToolResultContent, ToolUseBlock } from '../messages/content-blocks.js'
 import type { BlobInfo } from '../results/blob-store.js'
 import type { Tools } from '../tool/tool.js'
 import type { HookRunner } from './hook-runner.js'
@@ -30,6 +30,13 @@ export type RunExecutorOptions = {
   sink: RunSink
   permissions?: PermissionGate
   hooks?: HookRunner
+  /** The run was taken over from a lost instance: `run.started` was emitted there. */
+  resumed?: boolean
+}
+
+export type AddToolUseOptions = {
+  refuseWith?: string
+  settled?: { content: ToolResultContent; isError: boolean }
 }
 
 /**
@@ -38,8 +45,16 @@ export type RunExecutorOptions = {
  * resolves once every block has exactly one result and `run.completed` has been emitted.
  */
 export interface RunExecutor {
-  /** `refuseWith`: the block does not run and gets this error text (e.g. cut off by max_tokens). */
-  addToolUse(block: ToolUseBlock, options?: { refuseWith?: string }): void
+  /**
+   * `refuseWith`: the block does not run and gets this error text (e.g. cut off by max_tokens).
+   * `settled`: the block does not run and gets this outcome (a run taken over from a lost
+   * instance: the result it had, or the lost-call text; docs/adr/0243-taking-over-a-waiting-run.md).
+   */
+  addToolUse(block: ToolUseBlock, options?: AddToolUseOptions): void
+  /** Adds an allow rule of source `session` for the rest of the run and the session after it. */
+  addAllowRule(rule: string): void
+  /** An ask for this call opened (true) or closed: its deadline pauses while a person decides. */
+  awaitingAnswer(toolUseId: string, waiting: boolean): void
   endInput(): void
   cancel(mode?: CancelMode): void
   /** Results yielded so far, in block order. */

@@ -1,6 +1,7 @@
 import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
 import { startCallSpan } from '../telemetry/call-span.js'
+import { type RulesBySource, updatePermissionContext } from '../tool/permission-context.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
 import { admitCall } from './admit-call.js'
@@ -10,7 +11,7 @@ import { describeCall } from './describe-call.js'
 import { NO_HOOKS } from './hook-runner.js'
 import { ALLOW_ALL } from './permission-gate.js'
 import { createResultYielder } from './result-yielder.js'
-import type { RunExecutor, RunExecutorOptions, RunOutcome } from './run-executor-types.js'
+import type { AddToolUseOptions, RunExecutor, RunExecutorOptions, RunOutcome } from './run-executor-types.js'
 import type { CancelMode } from './run-options.js'
 import { canStart, type ExecutingSet } from './scheduling-rule.js'
 import type { SessionContext } from './session-context.js'
@@ -162,11 +163,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     if (!call.safe) executing.unsafe++
     call.startedAt = Date.now()
     sink.event({ type: 'tool.started', tool_use_id: call.block.id })
-    const timeoutMs = options.options.callTimeoutMs ?? tool.defaultTimeoutMs
-    if (timeoutMs !== undefined) {
-      call.timer = setTimeout(() => abortCall(call, { kind: 'timeout', timeoutMs }), timeoutMs)
-      call.timer.unref?.()
-    }
+    armCallDeadline(call)
     let outcome: CallOutcome | undefined
     const span = startCallSpan(runSpan.context, tool.name, call.block.id)
     try {
@@ -200,6 +197,13 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     schedule()
   }
 
+  function armCallDeadline(call: TrackedCall): void {
+    const timeoutMs = options.options.callTimeoutMs ?? call.tool?.defaultTimeoutMs
+    if (timeoutMs === undefined) return
+    call.timer = setTimeout(() => abortCall(call, { kind: 'timeout', timeoutMs }), timeoutMs)
+    call.timer.unref?.()
+  }
+
   /** Starts what the rules allow, walking the queue in order; the first call that can't start is a barrier. */
   function schedule(): void {
     for (let index = nextToStart; index < calls.length; index++) {
@@ -219,7 +223,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     kickScheduled = false
     if (!started) {
       started = true
-      sink.event({ type: 'run.started', tool_use_ids: calls.map((call) => call.block.id) })
+      // A run taken over from a lost instance announced itself there already.
+      if (!options.resumed) sink.event({ type: 'run.started', tool_use_ids: calls.map((call) => call.block.id) })
     }
     for (const call of calls.slice(announced)) admit(call)
     announced = calls.length
@@ -239,7 +244,11 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       immediateError = pipelineFaultMessage(call.tool?.name ?? call.block.name, String(fault))
     }
     sink.event({ type: 'tool.queued', tool_use_id: call.block.id, name: call.block.name, concurrency_safe: call.safe })
-    if (call.refusal !== undefined) {
+    if (call.settled !== undefined) {
+      // Settled before this instance had the run: it does not run again and says nothing of its siblings.
+      call.stoppedByEngine = true
+      finish(call, call.settled)
+    } else if (call.refusal !== undefined) {
       // A refused block never ran, so its error says nothing about its siblings.
       call.stoppedByEngine = true
       finish(call, { content: wrapToolUseError(call.refusal), isError: true })
@@ -257,7 +266,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   }
 
   return {
-    addToolUse(block: ToolUseBlock, addOptions?: { refuseWith?: string }): void {
+    addToolUse(block: ToolUseBlock, addOptions?: AddToolUseOptions): void {
       if (inputEnded) throw new Error('addToolUse after endInput: the run takes no more blocks')
       if (ids.has(block.id)) throw new Error(`Duplicate tool_use id: ${block.id}`)
       ids.add(block.id)
@@ -267,6 +276,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
         safe: false,
         status: 'queued',
         ...(addOptions?.refuseWith === undefined ? {} : { refusal: addOptions.refuseWith }),
+        ...(addOptions?.settled === undefined ? {} : { settled: addOptions.settled }),
       }
       calls.push(call)
       scheduleKick()
@@ -282,6 +292,26 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
         mode === 'shutdown' ? { kind: 'shutdown' } : { kind: 'cancel' },
         mode === 'interrupt' ? onlyCancellable : undefined,
       )
+    },
+    addAllowRule(rule: string): void {
+      // "Allow always for this session": the calls after this answer see it, and the session
+      // keeps it when the run gives its context back (docs/adr/0242-asks-a-person-can-judge.md).
+      const context = session.permissionContext
+      const rules = context.alwaysAllowRules
+      session = {
+        ...session,
+        permissionContext: updatePermissionContext(context, {
+          alwaysAllowRules: { ...(rules as RulesBySource), session: [...(rules.session ?? []), rule] },
+        }),
+      }
+    },
+    awaitingAnswer(toolUseId: string, waiting: boolean): void {
+      // A person may take hours: the call's deadline counts from when it may run
+      // (docs/adr/0241-asks-wait-without-holding-a-slot.md). The run's own deadline still counts.
+      const call = calls.find((candidate) => candidate.block.id === toolUseId)
+      if (call?.status !== 'executing') return
+      clearTimeout(call.timer)
+      if (!waiting) armCallDeadline(call)
     },
     results: () => yielder.results(),
     finished: runSpan.context === undefined ? finished : endingRunSpan(finished, runSpan),

@@ -3,6 +3,7 @@ import { REJECT_MESSAGE, wrapToolUseError } from '../messages/tool-error-message
 import { observableCopy, parseToolInput, stripInternalKeys } from '../tool/parse-tool-input.js'
 import type { PermissionDecision } from '../tool/permission-result.js'
 import { decidePermission } from './decide-permission.js'
+import { describeAsk } from './describe-ask.js'
 import { permissionMessages as messages } from './permission-messages.js'
 import type { PermissionAnswer, PermissionPrompter } from './permission-prompter.js'
 
@@ -11,6 +12,8 @@ export type PermissionGateOptions = {
   prompter?: PermissionPrompter | undefined
   /** How long the prompter waits for an answer; used to word the timeout denial. */
   timeoutMs: number
+  /** Whether a shell command reaches the network where it runs (no bwrap sandbox): an ask hint. */
+  shellNetwork?: boolean
 }
 
 const deny = (message: string): PermissionDecision => ({ behavior: 'deny', message, decisionReason: { type: 'user' } })
@@ -60,11 +63,14 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
       if (!prompter) return deny(messages.deniedNoApprover(name))
       let answer: PermissionAnswer | undefined
       try {
+        const { hints, alwaysRule } = await describeAsk(request, check, options.shellNetwork ?? true)
         const prompt = {
           toolUseId: request.context.toolUseId,
           tool: name,
           input: request.input,
           message: check.message,
+          hints,
+          alwaysRule,
         }
         answer = await answerOrAbort(prompter.request(prompt), request.context.abortSignal)
       } catch (error) {

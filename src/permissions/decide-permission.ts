@@ -161,5 +161,5 @@ async function decide(request: DecideRequest): Promise<PermissionCheck> {
   }
   const message =
     typeof outside === 'string' ? messages.askOutsideWorkingDirectories(name, outside) : messages.askNoRule(name)
-  return finishAsk({ behavior: 'ask', message })
+  return finishAsk({ behavior: 'ask', message, ...(typeof outside === 'string' ? { outsidePath: outside } : {}) })
 }

@@ -22,6 +22,8 @@ export const permissionMessages = {
     `Permission to use ${name} has been denied: this call needs approval and nobody answered within ${timeoutMs} ms.`,
   deniedRuleMatchWork: (name: string, rules: number, characters: number, limit: number) =>
     `Permission to use ${name} has been denied: the command (${characters} characters) is too long to check against ${rules} permission rules within the matching bound (rules × characters ≤ ${limit}, TOOLEXEC_MAX_RULE_MATCH_WORK). Shorten it or split it into several calls.`,
+  deniedWaitingBound: (name: string) =>
+    `Permission to use ${name} has been denied: this call needs approval and too many asks are already waiting for an answer on this server (TOOLEXEC_MAX_WAITING_ASKS). Try again later.`,
   deniedByApprover: (name: string) => `Permission to use ${name} has been denied by the approver.`,
   deniedPromptFailed: (name: string, reason: string) =>
     `Permission to use ${name} has been denied: the approval request failed (${reason}).`,

@@ -1,15 +1,20 @@
+import type { AskHints } from '../events/ask-hints.js'
+
 /** What the approver is shown: the `permission.requested` event's payload, minus the request id. */
 export type PermissionPrompt = {
   toolUseId: string
   tool: string
   input: { [key: string]: unknown }
   message: string
+  hints?: AskHints
+  /** The session rule an "allow always" answer adds (docs/adr/0242-asks-a-person-can-judge.md). */
+  alwaysRule?: string
 }
 
 /** How an ask ended. `updatedInput` replaces the call's input (re-validated and re-checked). */
 export type PermissionAnswer =
-  | { decision: 'allow'; updatedInput?: { [key: string]: unknown } }
-  | { decision: 'deny'; message?: string }
+  | { decision: 'allow'; updatedInput?: { [key: string]: unknown }; always?: boolean; by?: string }
+  | { decision: 'deny'; message?: string; by?: string }
   | { timedOut: true }
   | { noApprover: true }
 

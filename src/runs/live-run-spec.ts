@@ -4,13 +4,14 @@ import type { PermissionGate } from '../executor/permission-gate.js'
 import type { RunExecutor, RunExecutorOptions } from '../executor/run-executor-types.js'
 import type { RunOptions } from '../executor/run-options.js'
 import type { Logger } from '../logging/logger.js'
-import type { AssistantMessage, ToolUseBlock } from '../messages/content-blocks.js'
+import type { AssistantMessage, ToolResultBlock, ToolResultContent, ToolUseBlock } from '../messages/content-blocks.js'
 import type { PermissionPrompter } from '../permissions/permission-prompter.js'
 import type { SessionService } from '../sessions/session-service.js'
-import type { RunMode, RunRecord } from '../stores/run-store.js'
+import type { OpenAsk, RunMode, RunRecord } from '../stores/run-store.js'
 import type { SessionRecord } from '../stores/session-store.js'
 import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
+import type { AdoptedAsk } from './control/permission-broker.js'
 
 /** Builds the permission gate of one run around its prompter (the seam the permissions module fills). */
 export type PermissionGateFactory = (seam: {
@@ -29,6 +30,8 @@ export type LiveRunDependencies = {
   keepsHeldResults?: boolean
   observe: (event: RunEvent, tenant: string) => void
   now: () => number
+  /** The asks a run of this instance has open, whenever they change ([] when none). */
+  onOpenAsks?: (runId: string, asks: readonly OpenAsk[]) => void
 }
 
 export type LiveRunSpec = {
@@ -45,10 +48,32 @@ export type LiveRunSpec = {
   /** The session was made for this run alone (no session_id): it ends with the run (docs/adr/0125-ephemeral-sessions-end-with-their-run.md). */
   ephemeralSession?: boolean
   logger: Logger
+  /**
+   * A call's ask opened (true) or closed: admission counts it as waiting, not executing; false
+   * to an opening refuses the ask (docs/adr/0241-asks-wait-without-holding-a-slot.md).
+   */
+  onAskWaiting?: (waiting: boolean) => boolean
+  /** Set when this instance takes the run over from a lost one (docs/adr/0243-taking-over-a-waiting-run.md). */
+  resumed?: ResumedRun
 }
 
-/** The record a run starts with: running, its blocks so far, nothing answered. */
-export function newRunRecord(spec: LiveRunSpec, now: number): RunRecord {
+/** What a run taken over brings from the instance that lost it. */
+export type ResumedRun = {
+  /** The record as stored: not created again. */
+  record: RunRecord
+  /** Results given before, in block order: not given again. */
+  priorResults: ToolResultBlock[]
+  /** Blocks that do not run again: the result they had, or the lost-call text. */
+  settled: ReadonlyMap<string, { content: ToolResultContent; isError: boolean }>
+  adoptedAsks: ReadonlyMap<string, AdoptedAsk>
+}
+
+/**
+ * The record a run starts with: running, its blocks so far, nothing answered. `resumable`: other
+ * instances could take it over, so it keeps what they need (not for streamed input, whose
+ * blocks come from a client connected to this instance).
+ */
+export function newRunRecord(spec: LiveRunSpec, now: number, resumable: boolean): RunRecord {
   return {
     runId: spec.runId,
     tenant: spec.session.tenant,
@@ -60,5 +85,18 @@ export function newRunRecord(spec: LiveRunSpec, now: number): RunRecord {
     toolUseIds: spec.blocks.map((block) => block.id),
     results: [],
     blobs: [],
+    tools: [...new Set(spec.blocks.map((block) => block.name))],
+    ...(resumable && spec.mode !== 'stream'
+      ? {
+          resume: {
+            blocks: [...spec.blocks],
+            refusals: [...spec.refusals],
+            parentMessage: spec.parentMessage,
+            runOptions: { ...spec.runOptions },
+            ...(spec.permissionTimeoutMs === undefined ? {} : { permissionTimeoutMs: spec.permissionTimeoutMs }),
+            ephemeralSession: spec.ephemeralSession === true,
+          },
+        }
+      : {}),
   }
 }

@@ -1,10 +1,11 @@
 import { deferred } from '../async/deferred.js'
 import type { RunEventBody, RunStatus } from '../events/run-event.js'
-import type { RunOutcome } from '../executor/run-executor-types.js'
+import type { AddToolUseOptions, RunOutcome } from '../executor/run-executor-types.js'
 import type { CancelMode } from '../executor/run-options.js'
 import type { RunSink } from '../executor/run-sink.js'
 import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { REJECT_MESSAGE } from '../messages/tool-error-messages.js'
+import { permissionMessages } from '../permissions/permission-messages.js'
 import { findToolByName } from '../tool/find-tool.js'
 import { createPermissionBroker, type PermissionAnswer } from './control/permission-broker.js'
 import { finishRun, recoverOutcome } from './finish-run.js'
@@ -24,11 +25,28 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
   const { stores, sessions } = dependencies
   const { runId, session, logger } = spec
   const tenant = session.tenant
-  const record = newRunRecord(spec, dependencies.now())
-  await stores.runs.create(record)
+  const resumed = spec.resumed
+  const record = resumed?.record ?? newRunRecord(spec, dependencies.now(), dependencies.keepsHeldResults === true)
+  if (!resumed) await stores.runs.create(record)
 
   const writer = createRunEventWriter({ runId, tenant, stores, observe: dependencies.observe, logger })
-  const broker = createPermissionBroker({ emit: writer.store, timeoutMs: spec.permissionTimeoutMs })
+  const broker = createPermissionBroker({
+    emit: writer.store,
+    timeoutMs: spec.permissionTimeoutMs,
+    now: dependencies.now,
+    onWaiting(toolUseId, waiting) {
+      if (spec.onAskWaiting?.(waiting) === false) return false
+      executor.awaitingAnswer(toolUseId, waiting)
+      return true
+    },
+    onOpenAsks(asks) {
+      dependencies.onOpenAsks?.(runId, asks)
+      writer.enqueue(() => stores.runs.setOpenAsks(runId, asks))
+    },
+    addSessionRule: (rule) => executor.addAllowRule(rule),
+    waitingBoundMessage: permissionMessages.deniedWaitingBound,
+    ...(resumed ? { adopted: resumed.adoptedAsks } : {}),
+  })
   /** The executor's outcome and its run.completed, held back until the record is final and the session free. */
   const over = deferred<{ outcome: RunOutcome; completion: RunEventBody }>()
   const sink: RunSink = {
@@ -53,13 +71,14 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
     sink,
     permissions: dependencies.permissionGateFor({ prompter: broker.prompter, timeoutMs: spec.permissionTimeoutMs }),
     ...(dependencies.hooks ? { hooks: dependencies.hooks } : {}),
+    ...(resumed ? { resumed: true } : {}),
   })
   /** Every block so far, id → name, in block order. */
   const blocks = new Map<string, string>()
   let inputEnded = false
   let status: RunStatus = 'running'
 
-  function addToolUse(block: ToolUseBlock, options?: { refuseWith?: string }): void {
+  function addToolUse(block: ToolUseBlock, options?: AddToolUseOptions): void {
     // The slip a developer otherwise sees only in the model's next turn (docs/adr/0283-did-you-mean.md);
     // looked for only when debug lines are written, so the hot path pays nothing.
     if (logger.isLevelEnabled?.('debug') && !findToolByName(spec.tools, block.name)) {
@@ -72,11 +91,12 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
     }
     executor.addToolUse(block, options)
     blocks.set(block.id, block.name)
-    if (spec.mode === 'stream') writer.enqueue(() => stores.runs.appendToolUseId(runId, block.id))
+    if (spec.mode === 'stream') writer.enqueue(() => stores.runs.appendToolUseId(runId, block.id, block.name))
   }
   for (const block of spec.blocks) {
     const refusal = spec.refusals.get(block.id)
-    addToolUse(block, refusal === undefined ? undefined : { refuseWith: refusal })
+    const settled = resumed?.settled.get(block.id)
+    addToolUse(block, settled ? { settled } : refusal === undefined ? undefined : { refuseWith: refusal })
   }
   /** Set by streamed input: adds the blocks it still holds (refused if incomplete) before the end. */
   let flushInput: (() => void) | undefined
@@ -97,13 +117,15 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
   })
   const finishing = { record, session, ephemeralSession: spec.ephemeralSession === true, writer, stores, sessions }
   const finished = over.promise.then(async ({ outcome, completion }) => {
+    const prior = resumed?.priorResults ?? []
     const final = await finishRun(
       { ...finishing, runTtlMs: dependencies.runTtlMs, now: dependencies.now, logger },
-      outcome,
+      prior.length === 0 ? outcome : { ...outcome, results: [...prior, ...outcome.results] },
       completion,
-      [...blocks.keys()],
+      [...prior.map((result) => result.tool_use_id), ...blocks.keys()],
     )
     status = final.status
+    dependencies.onOpenAsks?.(runId, [])
     return final
   })
 
@@ -112,6 +134,9 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
     tenant,
     sessionId: session.sessionId,
     mode: spec.mode,
+    /** When the run's own deadline (`timeout_ms`) falls, if it has one. */
+    deadline:
+      spec.runOptions.runTimeoutMs === undefined ? undefined : dependencies.now() + spec.runOptions.runTimeoutMs,
     addToolUse,
     endInput,
     get inputEnded() {

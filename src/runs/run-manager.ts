@@ -1,3 +1,4 @@
+import { type Caller, requireCapability } from '../auth/capability.js'
 import { ApiError } from '../errors/api-error.js'
 import type { RunEvent } from '../events/run-event.js'
 import type { HookRunner } from '../executor/hook-runner.js'
@@ -8,7 +9,7 @@ import type { SessionContext } from '../executor/session-context.js'
 import type { Logger } from '../logging/logger.js'
 import type { SessionService } from '../sessions/session-service.js'
 import type { RunCoordination } from '../stores/run-coordination.js'
-import type { RunRecord } from '../stores/run-store.js'
+import type { OpenAsk, RunRecord } from '../stores/run-store.js'
 import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
 import type { Admission } from './capacity/admission.js'
@@ -17,7 +18,8 @@ import { createRunControl } from './control/run-control.js'
 import { drainRuns } from './drain-runs.js'
 import type { LiveRun, PermissionGateFactory } from './live-run.js'
 import type { OperatorLimits } from './run-request.js'
-import { createRunStarter } from './start-run.js'
+import { createRunResumer } from './lost/resume-run.js'
+import { createRunStarter, type RunStarterOptions } from './start-run.js'
 import { subscribeToRun } from './subscribe-to-run.js'
 
 export type { StartRunRequest } from './run-request.js'
@@ -40,6 +42,9 @@ export type RunManagerOptions = {
   coordination?: RunCoordination
 }
 
+/** How far past its deadline a run must be to count as stuck: a cancel takes a moment to land. */
+const STUCK_GRACE_MS = 5000
+
 /**
  * Runs as the API sees them: one verb each, the work in the file named after it (start-run,
  * subscribe-to-run, drain-runs; docs/adr/0190-run-core-cut-along-its-lifecycle.md). Holds only
@@ -50,9 +55,11 @@ export function createRunManager(options: RunManagerOptions) {
   const live = new Map<string, LiveRun>()
   const observers = new Set<(event: RunEvent, tenant: string) => void>()
   let shuttingDown = false
+  /** Open asks of the runs executing here, for /readyz and the metrics. */
+  const openAsks = new Map<string, readonly OpenAsk[]>()
   let drained: Promise<void> | undefined
 
-  const start = createRunStarter({
+  const starterOptions: RunStarterOptions = {
     stores,
     sessions: options.sessions,
     toolsFor: options.toolsFor,
@@ -65,6 +72,10 @@ export function createRunManager(options: RunManagerOptions) {
       runTtlMs: options.limits.runTtlMs,
       keepsHeldResults: coordination !== undefined,
       now: options.now ?? Date.now,
+      onOpenAsks: (runId, asks) => {
+        if (asks.length === 0) openAsks.delete(runId)
+        else openAsks.set(runId, asks)
+      },
       observe: (event, tenant) => {
         for (const observer of observers) observer(event, tenant)
       },
@@ -75,7 +86,9 @@ export function createRunManager(options: RunManagerOptions) {
     coordination,
     live,
     shuttingDown: () => shuttingDown,
-  })
+  }
+  const start = createRunStarter(starterOptions)
+  const takeOver = createRunResumer(starterOptions)
 
   async function get(tenant: string, runId: string): Promise<RunRecord> {
     const record = await stores.runs.get(tenant, runId)
@@ -83,18 +96,22 @@ export function createRunManager(options: RunManagerOptions) {
     return record
   }
 
-  const control = createRunControl(live, coordination)
+  const control = createRunControl(live, coordination, stores)
 
   return {
     start,
+    /** A run whose instance was lost, taken over here when calls are left to run (docs/adr/0243). */
+    takeOver,
     get,
     async cancel(tenant: string, runId: string, mode: CancelMode = 'cancel'): Promise<RunRecord> {
       const record = await get(tenant, runId)
       await control.cancel(record, mode)
       return record
     },
-    async answerPermission(tenant: string, runId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
-      await control.answer(await get(tenant, runId), requestId, answer)
+    /** Answers an ask; only keys that may approve (docs/adr/0240-key-roles.md), named in the answer. */
+    async answerPermission(caller: Caller, runId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
+      requireCapability(caller, 'approve')
+      await control.answer(await get(caller.tenant, runId), requestId, { ...answer, by: caller.keyName })
     },
     /** `subscribeToRun` for the tenant's own run (404 for another tenant's). */
     async subscribe(
@@ -113,6 +130,25 @@ export function createRunManager(options: RunManagerOptions) {
     },
     get activeCount() {
       return live.size
+    },
+    /**
+     * What waits here: asks open and the oldest one's age, and the runs still going past their
+     * own deadline (`timeout_ms`) by more than a grace: stuck is not healthy.
+     */
+    waiting(now: number) {
+      let asks = 0
+      let oldest: number | undefined
+      for (const list of openAsks.values()) {
+        asks += list.length
+        for (const ask of list) {
+          const opened = Date.parse(ask.opened_at)
+          if (oldest === undefined || opened < oldest) oldest = opened
+        }
+      }
+      const stuck = [...live.values()]
+        .filter((run) => run.deadline !== undefined && now > run.deadline + STUCK_GRACE_MS)
+        .map((run) => run.runId)
+      return { asks, oldestAskAgeMs: oldest === undefined ? 0 : now - oldest, stuckRuns: stuck }
     },
     get shuttingDown() {
       return shuttingDown

@@ -170,7 +170,13 @@ export const RunRequestOptionsShape = {
 }
 export type RunRequestOptions = z.infer<z.ZodObject<typeof RunRequestOptionsShape>>
 
-export type OperatorLimits = { maxToolUseConcurrency: number; maxResultChars: number; permissionTimeoutMs: number }
+export type OperatorLimits = {
+  maxToolUseConcurrency: number
+  maxResultChars: number
+  permissionTimeoutMs: number
+  /** The ceiling on `permission_timeout_ms` (TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS). */
+  maxPermissionTimeoutMs?: number
+}
 
 /** The executor's options: a request may lower the operator's concurrency cap and result budget, never raise them. */
 export function runOptionsOf(request: RunRequestOptions, limits: OperatorLimits): RunOptions {
@@ -186,7 +192,16 @@ export function runOptionsOf(request: RunRequestOptions, limits: OperatorLimits)
 
 /** `wait: true` runs have nobody to ask unless the request says how long to wait (docs/design.md §7). */
 export function permissionTimeoutOf(mode: RunMode, request: RunRequestOptions, limits: OperatorLimits) {
-  if (mode === 'wait') return request.permission_timeout_ms
+  const asked = request.permission_timeout_ms
+  const max = limits.maxPermissionTimeoutMs
+  if (asked !== undefined && max !== undefined && asked > max) {
+    // Refused, not lowered: a client that asks for a week and gets an hour would deny unawares.
+    throw new ApiError(
+      'permission_timeout_too_long',
+      `permission_timeout_ms is ${asked}; this server lets an ask wait at most ${max} ms (TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS)`,
+    )
+  }
+  if (mode === 'wait') return asked
   return request.permission_timeout_ms ?? limits.permissionTimeoutMs
 }
 

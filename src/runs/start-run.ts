@@ -87,6 +87,7 @@ export function createRunStarter(options: RunStarterOptions) {
           ...(request.idempotency ? { idempotencyKey: request.idempotency.key } : {}),
           ephemeralSession: request.sessionId === undefined,
           logger,
+          ...(ticket ? { onAskWaiting: (waiting: boolean) => ticket.waiting(waiting) } : {}),
         },
       )
       live.set(runId, run)

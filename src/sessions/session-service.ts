@@ -8,11 +8,19 @@ import {
 import type { PermissionsSettings } from '../permissions/permissions-settings-schema.js'
 import type { BlobStore } from '../results/blob-store.js'
 import type { SessionRecord, SessionState, SessionStore } from '../stores/session-store.js'
-import type { PermissionMode, ToolPermissionContext } from '../tool/permission-context.js'
+import {
+  type PermissionMode,
+  type RulesBySource,
+  type ToolPermissionContext,
+  updatePermissionContext,
+} from '../tool/permission-context.js'
+import { findInvalidRules } from '../permissions/permission-rule.js'
 import type { ToolEnvironment } from '../tool/tool.js'
 import type { TextEditorType, Toolset } from '../tool/toolset.js'
 import { confineDirectory } from './confine-path.js'
 import { stripOperatorLayer, withOperatorLayer } from './operator-layer.js'
+
+type SessionRules = { allow?: string[] | undefined; deny?: string[] | undefined; ask?: string[] | undefined }
 
 /** The request body of POST /v1/sessions as its schema parses it (absent and undefined alike). */
 export type CreateSessionInput = {
@@ -142,10 +150,43 @@ export function createSessionService(options: SessionServiceOptions) {
     return record
   }
 
-  async function checkLimits(tenant: string, input: CreateSessionInput): Promise<void> {
+  /**
+   * PATCH /v1/sessions/{id}: the session's own rules of each kind given are replaced, checked as at
+   * creation. Done as a claim and release, so it never lands in the middle of a run (409 then).
+   */
+  async function replaceRules(tenant: string, sessionId: string, rules: SessionRules): Promise<SessionRecord> {
+    const current = await get(tenant, sessionId)
+    const own = current.permissionContext
+    const next = {
+      allow: rules.allow ?? [...(own.alwaysAllowRules.session ?? [])],
+      deny: rules.deny ?? [...(own.alwaysDenyRules.session ?? [])],
+      ask: rules.ask ?? [...(own.alwaysAskRules.session ?? [])],
+    }
+    checkRuleBytes(next)
+    const invalid = findInvalidRules({ session: [...next.allow, ...next.deny, ...next.ask] })
+    if (invalid.length > 0)
+      throw new ApiError('invalid_permission_rule', invalid.map((error) => error.message).join('; '))
+    const patchId = `patch_${randomUUID()}`
+    const session = await claim(tenant, sessionId, patchId)
+    const context = session.permissionContext
+    const permissionContext = updatePermissionContext(context, {
+      alwaysAllowRules: { ...(context.alwaysAllowRules as RulesBySource), session: next.allow },
+      alwaysDenyRules: { ...(context.alwaysDenyRules as RulesBySource), session: next.deny },
+      alwaysAskRules: { ...(context.alwaysAskRules as RulesBySource), session: next.ask },
+    })
+    const state: SessionState = {
+      cwd: session.cwd,
+      permissionContext,
+      readFileState: session.readFileState,
+      todos: session.todos,
+    }
+    await store.release(tenant, sessionId, patchId, state, now())
+    return { ...session, permissionContext, activeRunId: undefined }
+  }
+
+  function checkRuleBytes({ allow = [], deny = [], ask = [] }: SessionRules): void {
     const limits = options.limits
     if (!limits) return
-    const { allow = [], deny = [], ask = [] } = input.permissions ?? {}
     let ruleBytes = 0
     for (const rule of [...allow, ...deny, ...ask]) ruleBytes += Buffer.byteLength(rule)
     if (ruleBytes > limits.maxRuleBytes) {
@@ -154,6 +195,12 @@ export function createSessionService(options: SessionServiceOptions) {
         `The session's rules take ${ruleBytes} bytes, over the limit of ${limits.maxRuleBytes} (TOOLEXEC_MAX_SESSION_RULE_BYTES): put common rules in the settings file, or use fewer, broader ones`,
       )
     }
+  }
+
+  async function checkLimits(tenant: string, input: CreateSessionInput): Promise<void> {
+    const limits = options.limits
+    if (!limits) return
+    checkRuleBytes(input.permissions ?? {})
     const open = await store.count(tenant, now())
     const full =
       open.tenant >= limits.maxSessionsPerTenant
@@ -219,6 +266,7 @@ export function createSessionService(options: SessionServiceOptions) {
 
   return {
     create,
+    replaceRules,
     get,
     claim,
     release,

@@ -1,9 +1,25 @@
 import type { RunStatus } from '../events/run-event.js'
-import type { ToolResultBlock } from '../messages/content-blocks.js'
+import type { AssistantMessage, ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
 import type { BlobInfo } from '../results/blob-store.js'
 
 /** How the run was created: it decides how long a permission ask may wait (docs/design.md §7). */
 export type RunMode = 'wait' | 'async' | 'stream'
+
+/** An ask still open, as the run record lists it (GET /v1/runs). */
+export type OpenAsk = { request_id: string; tool_use_id: string; tool: string; opened_at: string; expires_at: string }
+
+/**
+ * What another instance needs to take the run over when its own instance is lost while calls
+ * wait (docs/adr/0243-taking-over-a-waiting-run.md). Kept only where instances share a store.
+ */
+export type ResumeSpec = {
+  blocks: ToolUseBlock[]
+  refusals: Array<[string, string]>
+  parentMessage: AssistantMessage
+  runOptions: { [key: string]: unknown }
+  permissionTimeoutMs?: number
+  ephemeralSession: boolean
+}
 
 export type RunRecord = {
   readonly runId: string
@@ -23,7 +39,27 @@ export type RunRecord = {
   cancelReason?: 'shutdown'
   /** Set when the run finishes; the sweeper removes the run (and its events) after it. */
   expiresAt?: number
+  /** The distinct tool names of its blocks so far. */
+  tools?: string[]
+  /** Asks waiting for an answer now. */
+  openAsks?: OpenAsk[]
+  resume?: ResumeSpec
 }
+
+/** GET /v1/runs: the tenant's runs, newest first. `cursor` is opaque to callers. */
+export type RunListQuery = {
+  tenant: string
+  status?: RunStatus
+  sessionId?: string
+  hasOpenAsks?: boolean
+  createdAfter?: number
+  createdBefore?: number
+  cursor?: RunCursor
+  limit: number
+}
+/** Where a page ended: the last run's creation time and id (ties are ordered by id). */
+export type RunCursor = { createdAt: number; runId: string }
+export type RunListPage = { records: RunRecord[]; next?: RunCursor }
 
 type RunCompletion = {
   status: Exclude<RunStatus, 'running'>
@@ -41,7 +77,17 @@ type RunCompletion = {
 export interface RunStore {
   create(record: RunRecord): Promise<void>
   get(tenant: string, runId: string): Promise<RunRecord | undefined>
-  appendToolUseId(runId: string, toolUseId: string): Promise<void>
+  appendToolUseId(runId: string, toolUseId: string, tool: string): Promise<void>
+  /** The asks open now (replaces the previous list). */
+  setOpenAsks(runId: string, asks: readonly OpenAsk[]): Promise<void>
+  /**
+   * An answer given while no instance held the run (its instance lost, no survivor yet): the
+   * instance that takes the run over applies it (docs/adr/0243-taking-over-a-waiting-run.md).
+   */
+  storeAnswer(runId: string, requestId: string, answer: unknown): Promise<void>
+  storedAnswers(runId: string): Promise<Map<string, unknown>>
+  /** The tenant's runs, newest first; records may leave out results and blobs. */
+  list(query: RunListQuery): Promise<RunListPage>
   /** Results yielded since the last append, in block order (blobs come with the completion). */
   appendResults(runId: string, results: readonly ToolResultBlock[]): Promise<void>
   /**

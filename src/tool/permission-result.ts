@@ -23,6 +23,8 @@ export type PermissionAsk = {
   behavior: 'ask'
   message: string
   decisionReason?: PermissionDecisionReason | undefined
+  /** The path outside the working directories that made a read ask, for the approver's hints. */
+  outsidePath?: string
 }
 
 export type PermissionPassthrough = {

@@ -1,7 +1,10 @@
 // Pins loadConfig: the embedded defaults, a bad value naming its variable, the concurrency cap's
 // fall-back with a warning, API keys to tenants, and refusing a public HOST without keys.
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { keyDigest } from '../../src/auth/api-key.js'
 import { loadConfig } from '../../src/config/load-config.js'
 import { parseApiKeys } from '../../src/config/parse-api-keys.js'
 import { ConfigError } from '../../src/errors/config-error.js'
@@ -55,7 +58,7 @@ describe('loadConfig', () => {
       workspace: '/data/ws',
       blobDir: '/srv/blobs',
       settingsPath: '/srv/settings.json',
-      apiKeys: [{ tenant: 'acme', key: 'k1' }],
+      apiKeys: [{ tenant: 'acme', name: 'acme-key-1', role: 'admin', digest: keyDigest('k1') }],
       logLevel: 'debug',
       sandbox: 'off',
       shutdownGraceMs: 2500,
@@ -109,13 +112,41 @@ describe('loadConfig', () => {
 describe('parseApiKeys', () => {
   it('maps several keys to one tenant', () => {
     expect(parseApiKeys('acme:a1, acme:a2,globex:g1')).toEqual([
-      { tenant: 'acme', key: 'a1' },
-      { tenant: 'acme', key: 'a2' },
-      { tenant: 'globex', key: 'g1' },
+      { tenant: 'acme', name: 'acme-key-1', role: 'admin', digest: keyDigest('a1') },
+      { tenant: 'acme', name: 'acme-key-2', role: 'admin', digest: keyDigest('a2') },
+      { tenant: 'globex', name: 'globex-key-1', role: 'admin', digest: keyDigest('g1') },
     ])
   })
 
-  it.each(['acme', ':key', 'ac/me:key', 'acme:', 'acme:k,globex:k'])('rejects %j naming the variable', (value) => {
+  it('reads named keys with a role, and a keys file holding only digests', () => {
+    expect(parseApiKeys('ci=acme:runner:r1,alice=acme:approver:a:1')).toEqual([
+      { tenant: 'acme', name: 'ci', role: 'runner', digest: keyDigest('r1') },
+      { tenant: 'acme', name: 'alice', role: 'approver', digest: keyDigest('a:1') },
+    ])
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'keys-'))
+    const file = path.join(dir, 'keys.json')
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { name: 'bob', tenant: 'globex', role: 'admin', key_sha256: keyDigest('bob-key-0123456789') },
+        { name: 'bot', tenant: 'globex', role: 'runner', key: 'bot-key-0123456789' },
+      ]),
+    )
+    const config = loadConfig({ TOOLEXEC_API_KEYS: 'ci=acme:runner:r1', TOOLEXEC_API_KEYS_FILE: file })
+    expect(config.apiKeys.map((key) => [key.name, key.tenant, key.role])).toEqual([
+      ['ci', 'acme', 'runner'],
+      ['bob', 'globex', 'admin'],
+      ['bot', 'globex', 'runner'],
+    ])
+    writeFileSync(file, JSON.stringify([{ name: 'ci', tenant: 'globex', role: 'admin', key: 'another-key-0123456' }]))
+    expect(() => loadConfig({ TOOLEXEC_API_KEYS: 'ci=acme:runner:r1', TOOLEXEC_API_KEYS_FILE: file })).toThrow(
+      'the key name "ci" is used twice',
+    )
+    writeFileSync(file, JSON.stringify([{ name: 'x', tenant: 'globex', role: 'owner', key: 'another-key-0123456' }]))
+    expect(() => loadConfig({ TOOLEXEC_API_KEYS_FILE: file })).toThrow('TOOLEXEC_API_KEYS_FILE')
+  })
+
+  it.each(['acme', ':key', 'ac/me:key', 'acme:', 'acme:k,globex:k', 'x=acme:owner:k', 'x=acme:runner:', 'a b=acme:admin:k'])('rejects %j naming the variable', (value) => {
     expect(() => parseApiKeys(value)).toThrow('TOOLEXEC_API_KEYS')
   })
 })

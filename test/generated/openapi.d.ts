@@ -92,7 +92,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The tenant's runs, newest first
+         * @description Filters combine; `next_cursor` is present while more runs may follow. On Redis every instance answers the same.
+         */
+        get: operations["listRuns"];
         put?: never;
         /**
          * Execute a batch of tool_use blocks
@@ -205,7 +209,11 @@ export interface paths {
         delete: operations["deleteSession"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Replace a session's own permission rules
+         * @description Checked as at creation (syntax, rules that can never match, size). Refused with 409 while a run holds the session.
+         */
+        patch: operations["updateSession"];
         trace?: never;
     };
     "/v1/stream": {
@@ -341,6 +349,14 @@ export interface components {
             /** @enum {string} */
             type: "stdio" | "http";
         };
+        PatchSessionRequest: {
+            /** @description Each list given replaces the session's own rules of that kind; lists left out stay */
+            permissions: {
+                allow?: string[];
+                ask?: string[];
+                deny?: string[];
+            };
+        };
         /**
          * @example {
          *       "decision": "allow"
@@ -351,6 +367,8 @@ export interface components {
          *     }
          */
         PermissionAnswer: {
+            /** @description allow only: also allow this call from now on in the run's session (the rule added is in permission.resolved) */
+            always?: boolean;
             /** @enum {string} */
             decision: "allow" | "deny";
             /** @description deny only: becomes the result text */
@@ -391,7 +409,7 @@ export interface components {
              * @description Stable error code; see docs/api.md
              * @enum {string}
              */
-            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "path_parameter_too_long" | "invalid_permission_rule" | "session_rules_too_large" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "too_many_connections" | "too_many_sessions" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "store_unavailable" | "internal_error";
+            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "permission_timeout_too_long" | "invalid_cursor" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "path_parameter_too_long" | "invalid_permission_rule" | "session_rules_too_large" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "role_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "too_many_connections" | "too_many_sessions" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "store_unavailable" | "internal_error";
             detail: string;
             /** @description invalid_request from schema validation: one entry per problem */
             errors?: {
@@ -517,6 +535,26 @@ export interface components {
             /** @constant */
             type: "tool.result";
         } | {
+            expires_at?: string;
+            hints?: {
+                /** @description What made this call ask: an ask rule, a hook, the tool itself, or no rule allowing it */
+                asked_by: {
+                    /** @description The hook's or the tool's reason */
+                    reason?: string;
+                    /** @description The ask rule that matched, as written */
+                    rule?: string;
+                    /** @enum {string} */
+                    type: "rule" | "hook" | "tool" | "mode" | "default";
+                };
+                /** @description The tool says this input deletes or overwrites (isDestructive) */
+                destructive: boolean;
+                /** @description Set for shell commands: whether the sandbox lets this command reach the network */
+                network?: boolean;
+                /** @description Paths the call touches outside the session working directories */
+                outside_working_directories?: string[];
+                /** @description The tool says this input only reads (the tool's own isReadOnly) */
+                read_only: boolean;
+            };
             input: unknown;
             message: string;
             request_id: string;
@@ -528,9 +566,13 @@ export interface components {
             /** @constant */
             type: "permission.requested";
         } | {
+            answered_by?: string;
             /** @enum {string} */
             decision: "allow" | "deny";
+            /** @enum {string} */
+            reason?: "answer" | "timeout" | "cancelled" | "withdrawn" | "waiting_bound";
             request_id: string;
+            rule_added?: string;
             run_id: string;
             seq: number;
             ts: string;
@@ -586,6 +628,27 @@ export interface components {
             session_id: string;
             /** @enum {string} */
             status: "running" | "completed" | "cancelled" | "lost";
+        };
+        RunSummary: {
+            created_at: string;
+            events_url: string;
+            finished_at?: string;
+            /** @enum {string} */
+            mode: "wait" | "async" | "stream";
+            /** @description Asks waiting for an answer now */
+            open_asks: {
+                expires_at: string;
+                opened_at: string;
+                request_id: string;
+                tool: string;
+                tool_use_id: string;
+            }[];
+            run_id: string;
+            session_id: string;
+            /** @enum {string} */
+            status: "running" | "completed" | "cancelled" | "lost";
+            /** @description The distinct tool names of its blocks */
+            tools: string[];
         };
         Session: {
             active_run_id?: string;
@@ -769,6 +832,17 @@ export interface operations {
                         mcp_servers: components["schemas"]["McpServerState"][];
                         /** @description Why the shared store is unavailable (Redis unreachable, volume mismatch) */
                         reason?: string;
+                        /** @description Waiting is not failing: these never make the service unready */
+                        runs: {
+                            /** @description Permission asks waiting for an answer here */
+                            asks_waiting: number;
+                            /** @description Runs executing on this instance */
+                            executing: number;
+                            /** @description How long the oldest of them has waited (0 with none) */
+                            oldest_ask_age_ms: number;
+                            /** @description Runs still going more than 5 s past their own deadline (timeout_ms): look into them */
+                            stuck: string[];
+                        };
                         status: string;
                     };
                 };
@@ -809,6 +883,17 @@ export interface operations {
                         mcp_servers: components["schemas"]["McpServerState"][];
                         /** @description Why the shared store is unavailable (Redis unreachable, volume mismatch) */
                         reason?: string;
+                        /** @description Waiting is not failing: these never make the service unready */
+                        runs: {
+                            /** @description Permission asks waiting for an answer here */
+                            asks_waiting: number;
+                            /** @description Runs executing on this instance */
+                            executing: number;
+                            /** @description How long the oldest of them has waited (0 with none) */
+                            oldest_ask_age_ms: number;
+                            /** @description Runs still going more than 5 s past their own deadline (timeout_ms): look into them */
+                            stuck: string[];
+                        };
                         status: string;
                     };
                 };
@@ -874,6 +959,57 @@ export interface operations {
                     "application/json": {
                         servers: components["schemas"]["McpServerState"][];
                     };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRuns: {
+        parameters: {
+            query?: {
+                status?: "running" | "completed" | "cancelled" | "lost";
+                session_id?: string;
+                /** @description true: only runs with asks waiting; false: only runs without */
+                has_open_asks?: string;
+                created_after?: string;
+                created_before?: string;
+                /** @description `next_cursor` of the previous page */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        next_cursor?: string;
+                        runs: components["schemas"]["RunSummary"][];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing or unknown API key */
@@ -1105,6 +1241,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found (or owned by another tenant) */
             404: {
                 headers: {
@@ -1227,6 +1372,15 @@ export interface operations {
             };
             /** @description Missing or unknown API key */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1374,6 +1528,77 @@ export interface operations {
             };
             /** @description Not found (or owned by another tenant) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or owned by another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -63,6 +63,8 @@ describe('createPermissionGate', () => {
         tool: 'Bash',
         input: { command: 'make build' },
         message: 'Bash needs approval: no rule allows this call.',
+        hints: { read_only: false, destructive: false, network: true, asked_by: { type: 'default' } },
+        alwaysRule: 'Bash(make build)',
       },
     ])
   })

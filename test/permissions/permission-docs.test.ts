@@ -22,6 +22,7 @@ const renderings: Record<keyof typeof permissionMessages, string[]> = {
       .replace('against 1 ', 'against R ')
       .replace('≤ 3,', '≤ LIMIT,'),
   ],
+  deniedWaitingBound: [permissionMessages.deniedWaitingBound('NAME')],
   deniedByApprover: [permissionMessages.deniedByApprover('NAME')],
   deniedPromptFailed: [permissionMessages.deniedPromptFailed('NAME', 'REASON')],
   askByRule: [permissionMessages.askByRule('NAME', 'RULE')],

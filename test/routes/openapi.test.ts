@@ -28,6 +28,7 @@ describe('openapi', () => {
     expect(operations.sort()).toEqual(
       [
         'POST /v1/runs',
+        'GET /v1/runs',
         'GET /v1/runs/{run_id}',
         'POST /v1/runs/{run_id}/cancel',
         'GET /v1/runs/{run_id}/events',
@@ -36,6 +37,7 @@ describe('openapi', () => {
         'POST /v1/sessions',
         'GET /v1/sessions/{session_id}',
         'DELETE /v1/sessions/{session_id}',
+        'PATCH /v1/sessions/{session_id}',
         'GET /v1/tools',
         'GET /v1/blobs/{blob_id}',
         'GET /v1/mcp/servers',

@@ -21,7 +21,12 @@ describe('createPermissionBroker', () => {
     expect(broker.answer(requested.request_id, { decision: 'allow', updatedInput: { file_path: '/w/y' } })).toBe(true)
     expect(broker.answer(requested.request_id, { decision: 'deny' })).toBe(false)
     expect(await answer).toEqual({ decision: 'allow', updatedInput: { file_path: '/w/y' } })
-    expect(events[1]).toEqual({ type: 'permission.resolved', request_id: requested.request_id, decision: 'allow' })
+    expect(events[1]).toEqual({
+      type: 'permission.resolved',
+      request_id: requested.request_id,
+      decision: 'allow',
+      reason: 'answer',
+    })
     expect(broker.pendingCount).toBe(0)
   })
 
@@ -54,7 +59,12 @@ describe('createPermissionBroker', () => {
     const [first, second] = events as Array<Extract<RunEventBody, { type: 'permission.requested' }>>
     broker.withdraw('t1', 'The call ended before the ask was answered.')
     expect(await ended).toEqual({ decision: 'deny', message: 'The call ended before the ask was answered.' })
-    expect(events[2]).toEqual({ type: 'permission.resolved', request_id: first!.request_id, decision: 'deny' })
+    expect(events[2]).toEqual({
+      type: 'permission.resolved',
+      request_id: first!.request_id,
+      decision: 'deny',
+      reason: 'withdrawn',
+    })
     expect(broker.answer(first!.request_id, { decision: 'allow' })).toBe(false)
     expect(broker.answer(second!.request_id, { decision: 'allow' })).toBe(true)
     expect(await other).toEqual({ decision: 'allow' })

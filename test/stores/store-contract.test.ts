@@ -149,7 +149,7 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
   it('keeps tool_use ids, results and the completion of a run', async () => {
     const r = id('r')
     await stores.runs.create(run(r, { mode: 'stream', toolUseIds: ['a'], idempotencyKey: 'k' }))
-    await stores.runs.appendToolUseId(r, 'b')
+    await stores.runs.appendToolUseId(r, 'b', 'Read')
     await stores.runs.appendResults(r, [{ type: 'tool_result', tool_use_id: 'a', content: 'one' }])
     expect((await stores.runs.get('acme', r))!.results).toEqual([
       { type: 'tool_result', tool_use_id: 'a', content: 'one' },

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { permissionAnswerOf } from '../../../src/runs/control/control-frame.js'
+import { callerOf } from '../../../plugins/auth.js'
 import { jsonResponse, problemResponses } from '../../responses.js'
 import {
   CancelRunBodySchema,
@@ -12,6 +13,8 @@ import {
 /** POST /v1/runs/{run_id}/cancel and the HTTP way to answer a permission ask. */
 export const runControlRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/v1/runs/:run_id/cancel', {
+    // Stopping work is open to every role: an approver who sees a run going wrong may end it.
+    config: { capability: 'read' },
     schema: {
       tags: ['runs'],
       operationId: 'cancelRun',
@@ -20,7 +23,7 @@ export const runControlRoutes: FastifyPluginAsyncZod = async (app) => {
       body: CancelRunBodySchema,
       response: {
         202: jsonResponse('Cancel requested (or the run was over)', CancelRunResponseSchema),
-        ...problemResponses(400, 401, 404),
+        ...problemResponses(400, 401, 403, 404),
       },
     },
     handler: async (request, reply) => {
@@ -31,6 +34,7 @@ export const runControlRoutes: FastifyPluginAsyncZod = async (app) => {
   })
 
   app.post('/v1/runs/:run_id/permissions/:request_id', {
+    config: { capability: 'approve' },
     schema: {
       tags: ['runs'],
       operationId: 'answerPermission',
@@ -42,13 +46,13 @@ export const runControlRoutes: FastifyPluginAsyncZod = async (app) => {
           'The answer was delivered',
           z.object({ run_id: z.string(), request_id: z.string(), decision: z.enum(['allow', 'deny']) }),
         ),
-        ...problemResponses(400, 401, 404),
+        ...problemResponses(400, 401, 403, 404),
       },
     },
     handler: async (request) => {
       const { run_id, request_id } = request.params
-      const answer = permissionAnswerOf(request.body)
-      await app.runManager.answerPermission(request.tenant, run_id, request_id, answer)
+      const answer = permissionAnswerOf(request.body, request.keyName)
+      await app.runManager.answerPermission(callerOf(request), run_id, request_id, answer)
       return { run_id, request_id, decision: answer.decision }
     },
   })

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { ApiError } from '../../../src/errors/api-error.js'
 import { createSubscriberLimits } from '../../../src/runs/capacity/subscriber-limits.js'
 import { applyControlFrame, ControlFrameSchema } from '../../../src/runs/control/control-frame.js'
+import { callerOf } from '../../../plugins/auth.js'
 import { problemResponses } from '../../responses.js'
 import { decodeFrame } from '../frames.js'
 import { SLOW_SUBSCRIBER_CLOSE_CODE, serveEventSocket } from './event-socket.js'
@@ -82,9 +83,10 @@ export const runEventsRoutes: FastifyPluginAsyncZod = async (app) => {
       serveEventSocket(socket, {
         subscribe: (listener, onEnd) => runManager.subscribe(tenant, params.run_id, query.after, listener, onEnd),
         onFrame: async (raw) =>
-          applyControlFrame(decodeFrame(raw, ControlFrameSchema, app.config), {
+          applyControlFrame(decodeFrame(raw, ControlFrameSchema, app.config), request.keyName, {
             cancel: (mode) => runManager.cancel(tenant, params.run_id, mode),
-            answer: (requestId, answer) => runManager.answerPermission(tenant, params.run_id, requestId, answer),
+            answer: (requestId, answer) =>
+              runManager.answerPermission(callerOf(request), params.run_id, requestId, answer),
           }),
         log: request.log,
         maxBufferedBytes: maxBufferBytes,

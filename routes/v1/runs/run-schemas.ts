@@ -116,5 +116,9 @@ export const PermissionAnswerBodySchema = z
     decision: z.enum(['allow', 'deny']),
     updated_input: z.record(z.string(), z.unknown()).optional().describe('allow only: the input to run instead'),
     message: z.string().optional().describe('deny only: becomes the result text'),
+    always: z
+      .boolean()
+      .optional()
+      .describe('allow only: also allow this call from now on in the run\'s session (the rule added is in permission.resolved)'),
   })
   .meta({ id: 'PermissionAnswer', examples: PERMISSION_ANSWER_EXAMPLES })

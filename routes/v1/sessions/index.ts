@@ -4,9 +4,9 @@ import { ApiError } from '../../../src/errors/api-error.js'
 import type { SessionRecord } from '../../../src/stores/session-store.js'
 import { DEFAULT_TOOLSETS } from '../../../src/tool/toolset.js'
 import { jsonResponse, problemResponses } from '../../responses.js'
-import { CreateSessionBodySchema, SessionParamsSchema, SessionSchema } from './session-schemas.js'
+import { CreateSessionBodySchema, PatchSessionBodySchema, SessionParamsSchema, SessionSchema } from './session-schemas.js'
 
-/** POST /v1/sessions, GET and DELETE /v1/sessions/{session_id}. */
+/** POST /v1/sessions, GET, PATCH and DELETE /v1/sessions/{session_id}. */
 export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
   const view = (session: SessionRecord) => ({
     session_id: session.sessionId,
@@ -74,6 +74,28 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
       // Its shell stops now, background jobs included, not at the next sweep (docs/adr/0237).
       await app.endClientToolState(request.tenant, request.params.session_id)
       return reply.code(204).send()
+    },
+  })
+
+  app.patch('/v1/sessions/:session_id', {
+    // Rules decide what runs unasked: changing them is an approver's act (docs/adr/0240-key-roles.md).
+    config: { capability: 'approve' },
+    schema: {
+      tags: ['sessions'],
+      operationId: 'updateSession',
+      summary: "Replace a session's own permission rules",
+      description:
+        'Checked as at creation (syntax, rules that can never match, size). Refused with 409 while a run holds the session.',
+      params: SessionParamsSchema,
+      body: PatchSessionBodySchema,
+      response: { 200: jsonResponse('The session', SessionSchema), ...problemResponses(400, 401, 403, 404, 409) },
+    },
+    handler: async (request) => {
+      const { session_id } = request.params
+      const current = await app.sessions.get(request.tenant, session_id)
+      const rules = request.body.permissions
+      app.toolPool.checkSessionRules(rules, current.toolsets ?? app.settings.toolsets ?? DEFAULT_TOOLSETS)
+      return view(await app.sessions.replaceRules(request.tenant, session_id, rules))
     },
   })
 }

@@ -57,3 +57,11 @@ export const SessionSchema = z
   .meta({ id: 'Session' })
 
 export const SessionParamsSchema = z.object({ session_id: z.string().min(1) })
+
+export const PatchSessionBodySchema = z
+  .strictObject({
+    permissions: z
+      .strictObject({ allow: RulesSchema.optional(), deny: RulesSchema.optional(), ask: RulesSchema.optional() })
+      .describe("Each list given replaces the session's own rules of that kind; lists left out stay"),
+  })
+  .meta({ id: 'PatchSessionRequest' })

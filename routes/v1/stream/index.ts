@@ -1,3 +1,4 @@
+import { callerOf } from '../../../plugins/auth.js'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { ApiError } from '../../../src/errors/api-error.js'
 import { StreamFrameSchema } from '../../../src/runs/stream/stream-frame.js'
@@ -32,7 +33,7 @@ export const streamRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       const input = createStreamInput({
         runManager: app.runManager,
-        tenant: request.tenant,
+        caller: callerOf(request),
         limits: app.config,
         logger: request.log,
         send: (event) => {

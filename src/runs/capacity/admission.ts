@@ -7,6 +7,9 @@ export type AdmissionLimits = {
   /** Calls admitted and not yet answered (queued or executing), on the instance and per tenant. */
   maxCallsInFlight: number
   maxCallsInFlightPerTenant: number
+  /** Asks waiting for a person, on the instance and per tenant: their own bound (docs/adr/0241). */
+  maxWaitingAsks: number
+  maxWaitingAsksPerTenant: number
 }
 
 /** Seconds a refused client waits before it tries again (the `Retry-After` header). */
@@ -24,11 +27,17 @@ export const REFUSAL_PACE_MS = 50
 export type AdmissionTicket = {
   /** One of the run's calls got its result: its place is free again. */
   callAnswered(): void
+  /**
+   * One of the run's calls waits for an answer (true) or goes on (false). A waiting call holds
+   * no place among the calls in flight, and a run whose every open call waits holds no place
+   * among the open runs. False: the bound on waiting asks is reached, the ask is refused.
+   */
+  waiting(waiting: boolean): boolean
   /** The run ended: everything it still holds is freed. Idempotent. */
   release(): void
 }
 
-type Holdings = { runs: number; calls: number }
+type Holdings = { runs: number; calls: number; asks: number }
 
 /**
  * A refusal is an answer, not a fault: built without a stack trace, whose capture was a tenth of
@@ -51,10 +60,11 @@ function refusal(...args: ConstructorParameters<typeof ApiError>): ApiError {
  * A run alone is admitted whatever its block count (TOOLEXEC_MAX_BLOCKS_PER_RUN bounds it).
  */
 export function createAdmission(limits: AdmissionLimits) {
-  const total: Holdings = { runs: 0, calls: 0 }
+  const total: Holdings = { runs: 0, calls: 0, asks: 0 }
   const byTenant = new Map<string, Holdings>()
   let refusedTenant = 0
   let refusedInstance = 0
+  let refusedAsks = 0
 
   const over = (held: Holdings, calls: number, maxRuns: number, maxCalls: number) =>
     held.runs >= maxRuns || (held.calls > 0 && held.calls + calls > maxCalls)
@@ -79,16 +89,28 @@ export function createAdmission(limits: AdmissionLimits) {
     }
   }
 
-  function admit(tenant: string, calls: number): AdmissionTicket {
-    const held = byTenant.get(tenant) ?? { runs: 0, calls: 0 }
-    refuseIfFull(held, calls)
+  function admit(tenant: string, calls: number, options: { force?: boolean } = {}): AdmissionTicket {
+    const held = byTenant.get(tenant) ?? { runs: 0, calls: 0, asks: 0 }
+    if (!options.force) refuseIfFull(held, calls)
     byTenant.set(tenant, held)
     held.runs++
     held.calls += calls
     total.runs++
     total.calls += calls
+    /** Calls not answered yet, of which `asking` wait for a person (they count as asks, not calls). */
     let open = calls
+    let asking = 0
     let released = false
+    /** Whether the run holds its place among the open runs: not while all its open calls wait. */
+    let countsAsRun = true
+    const place = () => {
+      const should = asking < open
+      if (should === countsAsRun) return
+      countsAsRun = should
+      const change = should ? 1 : -1
+      held.runs += change
+      total.runs += change
+    }
     const free = (count: number) => {
       held.calls -= count
       total.calls -= count
@@ -96,15 +118,47 @@ export function createAdmission(limits: AdmissionLimits) {
     }
     return {
       callAnswered() {
-        if (!released && open > 0) free(1)
+        if (released || open === 0) return
+        // An answered call that was waiting (denied, cancelled) leaves the asks, not the calls.
+        free(1)
+        place()
+      },
+      waiting(waiting) {
+        if (released) return true
+        if (waiting) {
+          if (total.asks >= limits.maxWaitingAsks || held.asks >= limits.maxWaitingAsksPerTenant) {
+            refusedAsks++
+            return false
+          }
+          asking++
+          held.asks++
+          total.asks++
+          held.calls--
+          total.calls--
+        } else if (asking > 0) {
+          asking--
+          held.asks--
+          total.asks--
+          held.calls++
+          total.calls++
+        }
+        place()
+        return true
       },
       release() {
         if (released) return
         released = true
+        held.asks -= asking
+        total.asks -= asking
+        held.calls += asking
+        total.calls += asking
+        asking = 0
         free(open)
-        held.runs--
-        total.runs--
-        if (held.runs === 0 && held.calls === 0) byTenant.delete(tenant)
+        if (countsAsRun) {
+          held.runs--
+          total.runs--
+        }
+        if (held.runs === 0 && held.calls === 0 && held.asks === 0) byTenant.delete(tenant)
       },
     }
   }
@@ -115,9 +169,9 @@ export function createAdmission(limits: AdmissionLimits) {
      * Throws the refusal any new run of `tenant` would get now, whatever its size: the request
      * is refused before its body is read (docs/adr/0163-refused-before-the-body-is-read.md).
      */
-    refuseNewRun: (tenant: string) => refuseIfFull(byTenant.get(tenant) ?? { runs: 0, calls: 0 }, 0),
+    refuseNewRun: (tenant: string) => refuseIfFull(byTenant.get(tenant) ?? { runs: 0, calls: 0, asks: 0 }, 0),
     /** What is held now and what was refused since start, for the metrics. */
-    stats: () => ({ ...total, refusedTenant, refusedInstance }),
+    stats: () => ({ ...total, refusedTenant, refusedInstance, refusedAsks }),
   }
 }
 

@@ -12,6 +12,7 @@ export const PermissionResponseFrameSchema = z.object({
   decision: z.enum(['allow', 'deny']),
   updated_input: z.record(z.string(), z.unknown()).optional(),
   message: z.string().optional(),
+  always: z.boolean().optional(),
 })
 
 /** Frames any subscriber of a run may send. */
@@ -22,19 +23,29 @@ export type ControlFrame = z.infer<typeof ControlFrameSchema>
  * The wire's snake_case answer (a `permission.response` frame or the HTTP body) as the broker
  * takes it: the one place this mapping is written (docs/adr/0074-snake-case-at-the-edge.md).
  */
-export function permissionAnswerOf(wire: {
-  decision: 'allow' | 'deny'
-  updated_input?: Record<string, unknown> | undefined
-  message?: string | undefined
-}): PermissionAnswer {
+export function permissionAnswerOf(
+  wire: {
+    decision: 'allow' | 'deny'
+    updated_input?: Record<string, unknown> | undefined
+    message?: string | undefined
+    always?: boolean | undefined
+  },
+  by: string,
+): PermissionAnswer {
   return wire.decision === 'allow'
-    ? { decision: 'allow', ...(wire.updated_input ? { updatedInput: wire.updated_input } : {}) }
-    : { decision: 'deny', ...(wire.message === undefined ? {} : { message: wire.message }) }
+    ? {
+        decision: 'allow',
+        by,
+        ...(wire.updated_input ? { updatedInput: wire.updated_input } : {}),
+        ...(wire.always ? { always: true } : {}),
+      }
+    : { decision: 'deny', by, ...(wire.message === undefined ? {} : { message: wire.message }) }
 }
 
-/** Applies a control frame to its run through the run manager's API. */
+/** Applies a control frame to its run through the run manager's API; `by`: the answering key's name. */
 export async function applyControlFrame(
   frame: ControlFrame,
+  by: string,
   target: {
     cancel: (mode: 'cancel' | 'interrupt') => Promise<unknown>
     answer: (requestId: string, answer: PermissionAnswer) => Promise<void>
@@ -44,5 +55,5 @@ export async function applyControlFrame(
     await target.cancel(frame.mode ?? 'cancel')
     return
   }
-  await target.answer(frame.request_id, permissionAnswerOf(frame))
+  await target.answer(frame.request_id, permissionAnswerOf(frame, by))
 }

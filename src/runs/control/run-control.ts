@@ -2,6 +2,8 @@ import { ApiError } from '../../errors/api-error.js'
 import type { CancelMode } from '../../executor/run-options.js'
 import type { RunCoordination } from '../../stores/run-coordination.js'
 import type { RunRecord } from '../../stores/run-store.js'
+import type { Stores } from '../../stores/stores.js'
+import { openPermissionRequests } from './open-permission-requests.js'
 import type { LiveRun } from '../live-run.js'
 import type { PermissionAnswer } from './permission-broker.js'
 import type { RemoteControl } from './remote-control.js'
@@ -11,7 +13,11 @@ import type { RemoteControl } from './remote-control.js'
  * when the run executes here, sent to the instance executing it otherwise
  * (docs/adr/0179-one-control-channel-per-instance.md).
  */
-export function createRunControl(live: ReadonlyMap<string, LiveRun>, coordination: RunCoordination | undefined) {
+export function createRunControl(
+  live: ReadonlyMap<string, LiveRun>,
+  coordination: RunCoordination | undefined,
+  stores: Stores,
+) {
   const sendRemote = async (runId: string, message: RemoteControl) =>
     (await coordination?.send(runId, message)) === true
 
@@ -24,12 +30,28 @@ export function createRunControl(live: ReadonlyMap<string, LiveRun>, coordinatio
     async answer(record: RunRecord, requestId: string, answer: PermissionAnswer): Promise<void> {
       const { runId } = record
       const run = live.get(runId)
-      const applied = run
-        ? run.answerPermission(requestId, answer)
-        : record.status === 'running' && (await sendRemote(runId, { kind: 'answer', requestId, answer }))
+      let applied = run ? run.answerPermission(requestId, answer) : false
+      if (!run && record.status === 'running' && coordination) {
+        const message: RemoteControl = { kind: 'answer', requestId, answer }
+        const sent = await coordination.send(runId, message)
+        applied = sent === true
+        // No instance holds the run: its instance was lost and no survivor has taken it over yet.
+        // The answer is kept for the survivor, then sent again in case one took it over meanwhile
+        // (docs/adr/0243-taking-over-a-waiting-run.md).
+        if (sent === undefined && (await isOpen(stores, runId, requestId))) {
+          await stores.runs.storeAnswer(runId, requestId, answer)
+          await coordination.send(runId, message)
+          applied = true
+        }
+      }
       if (!applied) {
         throw new ApiError('permission_request_not_found', `No open permission request ${requestId} in run ${runId}`)
       }
     },
   }
+}
+
+async function isOpen(stores: Stores, runId: string, requestId: string): Promise<boolean> {
+  const open = openPermissionRequests(await stores.events.read(runId, 0))
+  return open.some((request) => request.request_id === requestId)
 }

@@ -1,3 +1,4 @@
+import { type Caller, requireCapability } from '../../auth/capability.js'
 import { ApiError } from '../../errors/api-error.js'
 import type { RunEvent } from '../../events/run-event.js'
 import type { Logger } from '../../logging/logger.js'
@@ -10,7 +11,7 @@ import type { StreamFrame } from './stream-frame.js'
 
 export type StreamInputOptions = {
   runManager: RunManager
-  tenant: string
+  caller: Caller
   limits: InputLimits & { maxInputDepth: number }
   logger: Logger
   /** Receives the run's events once it has started. */
@@ -23,7 +24,8 @@ export type StreamInputOptions = {
  * `message_stop` or the client leaving ends the input. Frames must be handled one at a time.
  */
 export function createStreamInput(options: StreamInputOptions) {
-  const { runManager, tenant } = options
+  const { runManager, caller } = options
+  const { tenant } = caller
   const assembler = createStreamEventAssembler({
     maxInputBytes: options.limits.maxInputBytes,
     maxInputDepth: options.limits.maxInputDepth,
@@ -36,6 +38,7 @@ export function createStreamInput(options: StreamInputOptions) {
 
   async function start(frame: Extract<StreamFrame, { type: 'run.start' }>): Promise<void> {
     if (run) throw new ApiError('stream_already_started', 'This connection already started its run')
+    requireCapability(caller, 'run')
     const handle = await runManager.start(requestFromStreamStart(frame, { tenant, logger: options.logger }, content))
     // A stream start carries no Idempotency-Key, so its run always starts here.
     if (handle.kind !== 'started') throw new Error(`run.start replayed run ${handle.runId}`)
@@ -92,9 +95,9 @@ export function createStreamInput(options: StreamInputOptions) {
       if (!run) throw new ApiError('stream_not_started', 'Send a run.start frame first')
       const target = run
       if (frame.type === 'run.cancel' || frame.type === 'permission.response') {
-        return applyControlFrame(frame, {
+        return applyControlFrame(frame, caller.keyName, {
           cancel: (mode) => runManager.cancel(tenant, target.runId, mode),
-          answer: (requestId, answer) => runManager.answerPermission(tenant, target.runId, requestId, answer),
+          answer: (requestId, answer) => runManager.answerPermission(caller, target.runId, requestId, answer),
         })
       }
       if (target.inputEnded) {

@@ -1,4 +1,5 @@
 import type { ToolResultBlock } from '../../messages/content-blocks.js'
+import { cursorOf, isBefore, matchesRunQuery } from '../run-list-filter.js'
 import type { RunRecord, RunStore } from '../run-store.js'
 
 export type MemoryRunStoreOptions = {
@@ -11,6 +12,7 @@ export type MemoryRunStoreOptions = {
 export function createMemoryRunStore({ maxRetainedRuns, onEvicted }: MemoryRunStoreOptions): RunStore {
   const runs = new Map<string, RunRecord>()
   const held = new Map<string, Map<string, ToolResultBlock>>()
+  const answers = new Map<string, Map<string, unknown>>()
   /**
    * The bound holds between sweeps too: a burst of runs would otherwise keep every finished run
    * (records and events) until the next sweep, a minute away by default, and the heap and its GC
@@ -45,17 +47,50 @@ export function createMemoryRunStore({ maxRetainedRuns, onEvicted }: MemoryRunSt
       const record = runs.get(runId)
       return record?.tenant === tenant ? copyOf(record) : undefined
     },
-    async appendToolUseId(runId, toolUseId) {
-      runs.get(runId)?.toolUseIds.push(toolUseId)
+    async appendToolUseId(runId, toolUseId, tool) {
+      const record = runs.get(runId)
+      if (!record) return
+      record.toolUseIds.push(toolUseId)
+      if (!record.tools?.includes(tool)) record.tools = [...(record.tools ?? []), tool]
+    },
+    async storeAnswer(runId, requestId, answer) {
+      if (!runs.has(runId)) return
+      const stored = answers.get(runId) ?? new Map<string, unknown>()
+      if (!stored.has(requestId)) stored.set(requestId, answer)
+      answers.set(runId, stored)
+    },
+    async storedAnswers(runId) {
+      return new Map(answers.get(runId))
+    },
+    async setOpenAsks(runId, asks) {
+      const record = runs.get(runId)
+      if (record) record.openAsks = [...asks]
+    },
+    async list(query) {
+      // Insertion order is creation order: walked from the newest end.
+      const all = [...runs.values()]
+      const records: RunRecord[] = []
+      for (let index = all.length - 1; index >= 0; index--) {
+        const record = all[index]!
+        if (record.tenant !== query.tenant) continue
+        if (query.cursor && !isBefore(record, query.cursor)) continue
+        if (!matchesRunQuery(record, query)) continue
+        if (records.length === query.limit) return { records, next: cursorOf(records.at(-1)!) }
+        records.push(copyOf(record))
+      }
+      return { records }
     },
     async appendResults(runId, results) {
       runs.get(runId)?.results.push(...results)
     },
     async complete(runId, completion) {
       held.delete(runId)
+      answers.delete(runId)
       const record = runs.get(runId)
       if (!record) return
       Object.assign(record, completion)
+      delete record.openAsks
+      delete record.resume
       evictOverBound(runId)
     },
     async sweep(now) {
@@ -89,5 +124,11 @@ function dropOldestFinished(runs: Map<string, RunRecord>, count: number, keep?: 
  * was a visible share of every wait-mode request (docs/adr/0171-run-record-read-without-deep-clone.md).
  */
 function copyOf(record: RunRecord): RunRecord {
-  return { ...record, toolUseIds: [...record.toolUseIds], results: [...record.results], blobs: [...record.blobs] }
+  return {
+    ...record,
+    toolUseIds: [...record.toolUseIds],
+    results: [...record.results],
+    blobs: [...record.blobs],
+    ...(record.openAsks ? { openAsks: [...record.openAsks] } : {}),
+  }
 }

@@ -11,6 +11,10 @@ export const redisKeys = {
   runBlobs: (runId: string) => `${PREFIX}run:${runId}:blobs`,
   /** Results finished but held behind an earlier block (docs/adr/0238): deleted at completion. */
   runHeld: (runId: string) => `${PREFIX}run:${runId}:held`,
+  /** A tenant's runs by creation time, for GET /v1/runs; members whose run is gone are dropped as met. */
+  runsOfTenant: (tenant: string) => `${PREFIX}runs:of:${tenant}`,
+  /** Answers given while no instance held the run, by request id (docs/adr/0243): the first one stands. */
+  runAnswers: (runId: string) => `${PREFIX}run:${runId}:answers`,
   /** Finished runs by finish time, for the TOOLEXEC_MAX_RETAINED_RUNS bound. */
   finishedRuns: `${PREFIX}runs:finished`,
   events: (runId: string) => `${PREFIX}events:${runId}`,

@@ -2,7 +2,8 @@ import type { Redis } from 'ioredis'
 import type { RunStatus } from '../../events/run-event.js'
 import type { ToolResultBlock } from '../../messages/content-blocks.js'
 import type { BlobInfo } from '../../results/blob-store.js'
-import type { RunRecord, RunStore } from '../run-store.js'
+import { cursorOf, isBefore, matchesRunQuery } from '../run-list-filter.js'
+import type { OpenAsk, ResumeSpec, RunRecord, RunStore } from '../run-store.js'
 import { redisKeys } from './redis-keys.js'
 
 /**
@@ -14,6 +15,7 @@ import { redisKeys } from './redis-keys.js'
 const COMPLETE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finishedAt', ARGV[2], 'expiresAt', ARGV[3])
+redis.call('HDEL', KEYS[1], 'openAsks', 'resume')
 if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'cancelReason', ARGV[8]) end
 redis.call('DEL', KEYS[3], KEYS[4])
 local results = cjson.decode(ARGV[6])
@@ -34,6 +36,33 @@ if excess > 0 then
 end
 return 1
 `
+
+/** A run's hash as a record without its lists (the list of runs needs no results). */
+function recordOf(hash: Record<string, string>, tenant: string): RunRecord | undefined {
+  if (!hash?.fixed) return undefined
+  const fixed = JSON.parse(hash.fixed) as Fixed
+  if (fixed.tenant !== tenant) return undefined
+  const tools = Object.keys(hash)
+    .filter((field) => field.startsWith('tool:'))
+    .map((field) => field.slice(5))
+  return {
+    ...fixed,
+    status: hash.status as RunStatus,
+    toolUseIds: [],
+    results: [],
+    blobs: [],
+    tools,
+    ...(hash.finishedAt === undefined ? {} : { finishedAt: hash.finishedAt }),
+    ...(hash.expiresAt === undefined ? {} : { expiresAt: Number(hash.expiresAt) }),
+    ...(hash.cancelReason === 'shutdown' ? { cancelReason: 'shutdown' as const } : {}),
+    ...(hash.openAsks === undefined ? {} : { openAsks: JSON.parse(hash.openAsks) as OpenAsk[] }),
+    ...(hash.resume === undefined ? {} : { resume: JSON.parse(hash.resume) as ResumeSpec }),
+  }
+}
+
+const INDEX_MARGIN = 1000
+// Stored answers matter only until a survivor takes the run over, within a few leases.
+const ANSWERS_TTL_MS = 24 * 60 * 60 * 1000
 
 type Fixed = Pick<RunRecord, 'runId' | 'tenant' | 'sessionId' | 'mode' | 'createdAt' | 'idempotencyKey'>
 
@@ -65,9 +94,15 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
         createdAt: record.createdAt,
         ...(record.idempotencyKey === undefined ? {} : { idempotencyKey: record.idempotencyKey }),
       }
+      const fields: string[] = ['fixed', JSON.stringify(fixed), 'status', record.status]
+      for (const tool of record.tools ?? []) fields.push(`tool:${tool}`, '1')
+      if (record.resume) fields.push('resume', JSON.stringify(record.resume))
       const multi = redis
         .multi()
-        .hset(redisKeys.run(record.runId), 'fixed', JSON.stringify(fixed), 'status', record.status)
+        .hset(redisKeys.run(record.runId), ...fields)
+        .zadd(redisKeys.runsOfTenant(record.tenant), Date.parse(record.createdAt), record.runId)
+        // The index keeps no more than the retained runs and a margin: older members name runs long gone.
+        .zremrangebyrank(redisKeys.runsOfTenant(record.tenant), 0, -(maxRetainedRuns + INDEX_MARGIN) - 1)
       if (record.toolUseIds.length > 0) multi.rpush(redisKeys.runToolUseIds(record.runId), ...record.toolUseIds)
       for (const result of record.results) multi.rpush(redisKeys.runResults(record.runId), JSON.stringify(result))
       await multi.exec()
@@ -88,22 +123,70 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
         if (error) throw error
         return value
       }) as [Record<string, string>, string[], string[], string[]]
-      if (!hash?.fixed) return undefined
-      const fixed = JSON.parse(hash.fixed) as Fixed
-      if (fixed.tenant !== tenant) return undefined
-      return {
-        ...fixed,
-        status: hash.status as RunStatus,
-        toolUseIds: ids,
-        results: results.map((result) => JSON.parse(result) as ToolResultBlock),
-        blobs: blobs.map((blob) => JSON.parse(blob) as BlobInfo),
-        ...(hash.finishedAt === undefined ? {} : { finishedAt: hash.finishedAt }),
-        ...(hash.expiresAt === undefined ? {} : { expiresAt: Number(hash.expiresAt) }),
-        ...(hash.cancelReason === 'shutdown' ? { cancelReason: 'shutdown' as const } : {}),
-      }
+      const record = recordOf(hash, tenant)
+      if (!record) return undefined
+      record.toolUseIds = ids
+      record.results = results.map((result) => JSON.parse(result) as ToolResultBlock)
+      record.blobs = blobs.map((blob) => JSON.parse(blob) as BlobInfo)
+      return record
     },
-    async appendToolUseId(runId, toolUseId) {
-      await redis.rpush(redisKeys.runToolUseIds(runId), toolUseId)
+    async appendToolUseId(runId, toolUseId, tool) {
+      await Promise.all([
+        redis.rpush(redisKeys.runToolUseIds(runId), toolUseId),
+        redis.hset(redisKeys.run(runId), `tool:${tool}`, '1'),
+      ])
+    },
+    async storeAnswer(runId, requestId, answer) {
+      await redis
+        .multi()
+        .hsetnx(redisKeys.runAnswers(runId), requestId, JSON.stringify(answer))
+        .pexpire(redisKeys.runAnswers(runId), ANSWERS_TTL_MS)
+        .exec()
+    },
+    async storedAnswers(runId) {
+      const hash = await redis.hgetall(redisKeys.runAnswers(runId))
+      return new Map(Object.entries(hash).map(([id, json]) => [id, JSON.parse(json) as unknown]))
+    },
+    async setOpenAsks(runId, asks) {
+      await redis.hset(redisKeys.run(runId), 'openAsks', JSON.stringify(asks))
+    },
+    async list(query) {
+      const key = redisKeys.runsOfTenant(query.tenant)
+      const records: RunRecord[] = []
+      // Pages of ids newest first, from the cursor's time on; ties at the cursor's time are cut by id.
+      let max: string = query.cursor ? String(query.cursor.createdAt) : '+inf'
+      const min = query.createdAfter === undefined ? '-inf' : `(${query.createdAfter}`
+      if (query.createdBefore !== undefined && (query.cursor === undefined || query.createdBefore <= query.cursor.createdAt))
+        max = `(${query.createdBefore}`
+      const batch = Math.max(50, query.limit * 2)
+      let offset = 0
+      for (;;) {
+        const page = await redis.zrevrangebyscore(key, max, min, 'WITHSCORES', 'LIMIT', offset, batch)
+        if (page.length === 0) return { records }
+        offset += page.length / 2
+        const ids: string[] = []
+        for (let index = 0; index < page.length; index += 2) ids.push(page[index]!)
+        const hashes = await Promise.all(ids.map((id) => redis.hgetall(redisKeys.run(id))))
+        const gone: string[] = []
+        for (let index = 0; index < ids.length; index++) {
+          const record = recordOf(hashes[index]!, query.tenant)
+          if (!record) {
+            gone.push(ids[index]!)
+            continue
+          }
+          if (query.cursor && !isBefore(record, query.cursor)) continue
+          if (!matchesRunQuery(record, query)) continue
+          if (records.length === query.limit) {
+            if (gone.length > 0) await redis.zrem(key, ...gone)
+            return { records, next: cursorOf(records.at(-1)!) }
+          }
+          records.push(record)
+        }
+        if (gone.length > 0) {
+          await redis.zrem(key, ...gone)
+          offset -= gone.length
+        }
+      }
     },
     async holdResult(runId, result) {
       held.add(runId)

@@ -1,0 +1,31 @@
+import { ApiError } from '../errors/api-error.js'
+import type { KeyRole } from './api-key.js'
+
+/**
+ * What a request needs of its key: `read` (any role), `run` (start runs, change sessions' state,
+ * /mcp) or `approve` (answer asks, change a session's rules). docs/adr/0240-key-roles.md.
+ */
+export type Capability = 'read' | 'run' | 'approve'
+
+const GRANTS: Record<KeyRole, ReadonlySet<Capability>> = {
+  runner: new Set(['read', 'run']),
+  approver: new Set(['read', 'approve']),
+  admin: new Set(['read', 'run', 'approve']),
+}
+
+const WHAT: Record<Exclude<Capability, 'read'>, string> = {
+  run: 'start runs or change a session (runner or admin keys do)',
+  approve: "answer permission asks or change a session's rules (approver or admin keys do)",
+}
+
+/** Who is calling, as the auth plugin found it. */
+export type Caller = { readonly tenant: string; readonly keyName: string; readonly role: KeyRole }
+
+/** Throws the 403 a caller without `capability` gets; the message names the key and its role, never the key. */
+export function requireCapability(caller: Caller, capability: Capability): void {
+  if (GRANTS[caller.role].has(capability)) return
+  throw new ApiError(
+    'role_forbidden',
+    `The key "${caller.keyName}" is a ${caller.role} key: it cannot ${WHAT[capability as Exclude<Capability, 'read'>]}`,
+  )
+}

@@ -1,0 +1,23 @@
+import type { RunCursor, RunListQuery, RunRecord } from './run-store.js'
+
+/** Whether a run passes the filters of GET /v1/runs (both backends apply the same test). */
+export function matchesRunQuery(record: RunRecord, query: RunListQuery): boolean {
+  if (query.status !== undefined && record.status !== query.status) return false
+  if (query.sessionId !== undefined && record.sessionId !== query.sessionId) return false
+  if (query.hasOpenAsks !== undefined && (record.openAsks?.length ?? 0) > 0 !== query.hasOpenAsks) return false
+  const created = Date.parse(record.createdAt)
+  if (query.createdAfter !== undefined && created <= query.createdAfter) return false
+  if (query.createdBefore !== undefined && created >= query.createdBefore) return false
+  return true
+}
+
+/** Newest first, ties by id descending: the order pages are cut in. */
+export function isBefore(record: { createdAt: string; runId: string }, cursor: RunCursor): boolean {
+  const created = Date.parse(record.createdAt)
+  return created < cursor.createdAt || (created === cursor.createdAt && record.runId < cursor.runId)
+}
+
+export const cursorOf = (record: RunRecord): RunCursor => ({
+  createdAt: Date.parse(record.createdAt),
+  runId: record.runId,
+})
