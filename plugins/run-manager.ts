@@ -41,11 +41,19 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
       toolsFor: (context) => app.toolPool.toolsFor(context),
       createExecutor: options.createExecutor ?? createRunExecutor,
       permissionGateFor: ({ prompter, timeoutMs }) =>
-        observeDenials(createPermissionGate({ prompter, timeoutMs: timeoutMs ?? 0 }), (request, reason) => {
-          const { runId, toolUseId } = request.context
-          app.log.info({ runId, toolUseId, tool: request.tool.name, reason }, 'permission denied')
-          app.metrics.denied(request.tool.name)
-        }),
+        observeDenials(
+          // bubblewrap runs a command without network; the other containments share the host's.
+          createPermissionGate({
+            prompter,
+            timeoutMs: timeoutMs ?? 0,
+            shellNetwork: app.sandbox.containment !== 'bwrap',
+          }),
+          (request, reason) => {
+            const { runId, toolUseId } = request.context
+            app.log.info({ runId, toolUseId, tool: request.tool.name, reason }, 'permission denied')
+            app.metrics.denied(request.tool.name)
+          },
+        ),
       hooks: createHookRunner(app.settings.hooks, {
         logger: app.log,
         onFailure: (event) => app.metrics.hookFailed(event),
@@ -68,7 +76,10 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
       await runManager.shutdown(config.shutdownGraceMs)
     })
   },
-  { name: 'run-manager', dependencies: ['config', 'settings', 'stores', 'sessions', 'tool-pool', 'metrics'] },
+  {
+    name: 'run-manager',
+    dependencies: ['config', 'settings', 'sandbox', 'stores', 'sessions', 'tool-pool', 'metrics'],
+  },
 )
 
 /**

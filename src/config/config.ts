@@ -26,7 +26,10 @@ export function createConfigSchema(cwd: string) {
       )
     }
     const apiKeys = checkUnique(
-      [...parseApiKeys(env.TOOLEXEC_API_KEYS), ...readApiKeysFile(env.TOOLEXEC_API_KEYS_FILE && path.resolve(cwd, env.TOOLEXEC_API_KEYS_FILE))],
+      [
+        ...parseApiKeys(env.TOOLEXEC_API_KEYS),
+        ...readApiKeysFile(env.TOOLEXEC_API_KEYS_FILE && path.resolve(cwd, env.TOOLEXEC_API_KEYS_FILE)),
+      ],
       'TOOLEXEC_API_KEYS_FILE',
     )
     if (apiKeys.length === 0) {

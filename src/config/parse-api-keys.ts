@@ -104,8 +104,7 @@ export function checkUnique(keys: ApiKey[], variable: string): ApiKey[] {
   const names = new Set<string>()
   for (const key of keys) {
     const other = digests.get(key.digest)
-    if (other !== undefined)
-      throw new ConfigError(variable, `one key is given twice (as "${other}" and "${key.name}")`)
+    if (other !== undefined) throw new ConfigError(variable, `one key is given twice (as "${other}" and "${key.name}")`)
     if (names.has(key.name)) throw new ConfigError(variable, `the key name "${key.name}" is used twice`)
     digests.set(key.digest, key.name)
     names.add(key.name)

@@ -13,5 +13,8 @@ export function decodeRunCursor(text: string): RunCursor {
   } catch {
     // fall through to the refusal
   }
-  throw new ApiError('invalid_cursor', 'The cursor is not one this API gave out: pass `next_cursor` of the previous page as it was')
+  throw new ApiError(
+    'invalid_cursor',
+    'The cursor is not one this API gave out: pass `next_cursor` of the previous page as it was',
+  )
 }

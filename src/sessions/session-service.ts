@@ -5,6 +5,7 @@ import {
   createSessionPermissionContext,
   SessionPermissionError,
 } from '../permissions/create-session-permission-context.js'
+import { findInvalidRules } from '../permissions/permission-rule.js'
 import type { PermissionsSettings } from '../permissions/permissions-settings-schema.js'
 import type { BlobStore } from '../results/blob-store.js'
 import type { SessionRecord, SessionState, SessionStore } from '../stores/session-store.js'
@@ -14,7 +15,6 @@ import {
   type ToolPermissionContext,
   updatePermissionContext,
 } from '../tool/permission-context.js'
-import { findInvalidRules } from '../permissions/permission-rule.js'
 import type { ToolEnvironment } from '../tool/tool.js'
 import type { TextEditorType, Toolset } from '../tool/toolset.js'
 import { confineDirectory } from './confine-path.js'

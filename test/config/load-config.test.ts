@@ -146,7 +146,16 @@ describe('parseApiKeys', () => {
     expect(() => loadConfig({ TOOLEXEC_API_KEYS_FILE: file })).toThrow('TOOLEXEC_API_KEYS_FILE')
   })
 
-  it.each(['acme', ':key', 'ac/me:key', 'acme:', 'acme:k,globex:k', 'x=acme:owner:k', 'x=acme:runner:', 'a b=acme:admin:k'])('rejects %j naming the variable', (value) => {
+  it.each([
+    'acme',
+    ':key',
+    'ac/me:key',
+    'acme:',
+    'acme:k,globex:k',
+    'x=acme:owner:k',
+    'x=acme:runner:',
+    'a b=acme:admin:k',
+  ])('rejects %j naming the variable', (value) => {
     expect(() => parseApiKeys(value)).toThrow('TOOLEXEC_API_KEYS')
   })
 })

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { permissionAnswerOf } from '../../../src/runs/control/control-frame.js'
 import { callerOf } from '../../../plugins/auth.js'
+import { permissionAnswerOf } from '../../../src/runs/control/control-frame.js'
 import { jsonResponse, problemResponses } from '../../responses.js'
 import {
   CancelRunBodySchema,

@@ -119,6 +119,8 @@ export const PermissionAnswerBodySchema = z
     always: z
       .boolean()
       .optional()
-      .describe('allow only: also allow this call from now on in the run\'s session (the rule added is in permission.resolved)'),
+      .describe(
+        "allow only: also allow this call from now on in the run's session (the rule added is in permission.resolved)",
+      ),
   })
   .meta({ id: 'PermissionAnswer', examples: PERMISSION_ANSWER_EXAMPLES })

@@ -4,7 +4,12 @@ import { ApiError } from '../../../src/errors/api-error.js'
 import type { SessionRecord } from '../../../src/stores/session-store.js'
 import { DEFAULT_TOOLSETS } from '../../../src/tool/toolset.js'
 import { jsonResponse, problemResponses } from '../../responses.js'
-import { CreateSessionBodySchema, PatchSessionBodySchema, SessionParamsSchema, SessionSchema } from './session-schemas.js'
+import {
+  CreateSessionBodySchema,
+  PatchSessionBodySchema,
+  SessionParamsSchema,
+  SessionSchema,
+} from './session-schemas.js'
 
 /** POST /v1/sessions, GET, PATCH and DELETE /v1/sessions/{session_id}. */
 export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {

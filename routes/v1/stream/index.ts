@@ -1,5 +1,5 @@
-import { callerOf } from '../../../plugins/auth.js'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { callerOf } from '../../../plugins/auth.js'
 import { ApiError } from '../../../src/errors/api-error.js'
 import { StreamFrameSchema } from '../../../src/runs/stream/stream-frame.js'
 import { createStreamInput } from '../../../src/runs/stream/stream-input.js'

@@ -11,7 +11,6 @@ type Resolution = Extract<RunEventBody, { type: 'permission.resolved' }>['reason
 /** An ask this run had open before an instance took it over: reused by its tool_use id, not asked again. */
 export type AdoptedAsk = { requestId: string; expiresAt: number }
 
-
 export type PermissionBrokerOptions = {
   emit: (event: RunEventBody) => void
   /** How long an ask waits for an answer; undefined: nobody is asked (a `wait: true` run). */

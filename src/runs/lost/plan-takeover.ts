@@ -54,6 +54,9 @@ export async function planTakeover(stores: Stores, { runId, tenant }: HeldRun): 
     } else if (started.has(block.id)) settled.set(block.id, { content: lostExecutorMessage(block.name), isError: true })
     else rerun++
   }
+  // Only a run that waits for a person is taken over; any other lost run is closed as lost, as
+  // before: its client is told at once rather than after its calls run again elsewhere.
+  if (adoptedAsks.size === 0) return undefined
   return { record, resume, priorResults, settled, adoptedAsks, rerun }
 }
 

@@ -156,7 +156,10 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
       // Pages of ids newest first, from the cursor's time on; ties at the cursor's time are cut by id.
       let max: string = query.cursor ? String(query.cursor.createdAt) : '+inf'
       const min = query.createdAfter === undefined ? '-inf' : `(${query.createdAfter}`
-      if (query.createdBefore !== undefined && (query.cursor === undefined || query.createdBefore <= query.cursor.createdAt))
+      if (
+        query.createdBefore !== undefined &&
+        (query.cursor === undefined || query.createdBefore <= query.cursor.createdAt)
+      )
         max = `(${query.createdBefore}`
       const batch = Math.max(50, query.limit * 2)
       let offset = 0
