@@ -12,7 +12,7 @@ export type Credentials = {
 }
 
 /** With auth off, the loopback caller is the operator: every right, named as such. */
-export const LOOPBACK_CALLER: Caller = Object.freeze({ tenant: DEFAULT_TENANT, keyName: 'loopback', role: 'admin' })
+const LOOPBACK_CALLER: Caller = Object.freeze({ tenant: DEFAULT_TENANT, keyName: 'loopback', role: 'admin' })
 
 /**
  * Maps the credentials of one request to its caller (tenant, key name, role), or throws the

@@ -68,13 +68,9 @@ describe.skipIf(redisSkipReason !== undefined)('approvals under scale-out', () =
       .map((frame) => frame.result as { tool_use_id: string; content: string; is_error?: boolean })
 
   it('answers on B an ask raised on A, and a survivor takes over the runs A left waiting', async () => {
-    const [a, b, c] = await Promise.all(
-      [0, 1, 2].map(async () => {
-        const instance = await startServiceProcess(environment)
-        started.push(instance)
-        return instance
-      }),
-    )
+    const instances = await Promise.all([0, 1, 2].map(() => startServiceProcess(environment)))
+    started.push(...instances)
+    const [a, b, c] = instances as [ServiceProcess, ServiceProcess, ServiceProcess]
     const session = async () =>
       (await call(a, 'POST', '/v1/sessions', { permissions: { allow: ['Bash'], ask: ['Glob'] } })).session_id as string
     const startRun = async (toolUses: Json[]) => {
@@ -150,7 +146,7 @@ describe.skipIf(redisSkipReason !== undefined)('approvals under scale-out', () =
     }
     // Every instance answers the same list; nothing is left waiting.
     const [fromB, fromC] = await Promise.all([b, c].map((instance) => call(instance, 'GET', '/v1/runs?status=running')))
-    expect(fromB.runs).toEqual([])
-    expect(fromC.runs).toEqual([])
+    expect(fromB!.runs).toEqual([])
+    expect(fromC!.runs).toEqual([])
   }, 90_000)
 })
