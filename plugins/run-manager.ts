@@ -4,7 +4,7 @@ import { createRunExecutor } from '../src/executor/run-executor.js'
 import type { RunExecutor, RunExecutorOptions } from '../src/executor/run-executor-types.js'
 import { createHookRunner } from '../src/hooks/create-hook-runner.js'
 import { createPermissionGate } from '../src/permissions/create-permission-gate.js'
-import { observeDenials } from '../src/permissions/observe-denials.js'
+import { observeDecisions } from '../src/permissions/observe-decisions.js'
 import { setRuleMatchWorkLimit } from '../src/permissions/rule-match-work.js'
 import { createAdmission, REFUSAL_PACE_MS } from '../src/runs/capacity/admission.js'
 import { createRunManager } from '../src/runs/run-manager.js'
@@ -41,15 +41,17 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
       toolsFor: (context) => app.toolPool.toolsFor(context),
       createExecutor: options.createExecutor ?? createRunExecutor,
       permissionGateFor: ({ prompter, timeoutMs }) =>
-        observeDenials(
+        observeDecisions(
           // bubblewrap runs a command without network; the other containments share the host's.
           createPermissionGate({
             prompter,
             timeoutMs: timeoutMs ?? 0,
             shellNetwork: app.sandbox.containment !== 'bwrap',
           }),
-          (request, reason) => {
+          (request, decision) => {
+            if (decision.behavior !== 'deny') return
             const { runId, toolUseId } = request.context
+            const reason = decision.message
             app.log.info({ runId, toolUseId, tool: request.tool.name, reason }, 'permission denied')
             app.metrics.denied(request.tool.name)
           },

@@ -26,6 +26,8 @@ export type CallOutcome = {
   /** Set when the tool stored its full output itself (see MappedToolResult.blob). */
   blob?: BlobRef
   contextModifier?: ContextModifier
+  /** The call never ran: a permission deny, or a hook that blocked it (the audit trail's `denied`). */
+  denied?: true
 }
 
 export type CallPipelineInput = {
@@ -132,7 +134,7 @@ async function runPreHooks(
   const { tool, context } = input
   const hookOutcome = await input.hooks.preToolUse(tool, observableCopy(tool, callInput), context)
   if (hookOutcome.blockingReason !== undefined)
-    return { ok: false, outcome: fail(hookBlockedMessage(hookOutcome.blockingReason)) }
+    return { ok: false, outcome: { ...fail(hookBlockedMessage(hookOutcome.blockingReason)), denied: true } }
   if (!hookOutcome.updatedInput) return { ok: true, value: { input: callInput, hookOutcome } }
   const rewritten = await revalidate(tool, hookOutcome.updatedInput, context)
   return rewritten.ok ? { ok: true, value: { input: rewritten.value, hookOutcome } } : rewritten
@@ -151,7 +153,7 @@ async function checkPermission(
     context,
     hookOutcome,
   })
-  if (decision.behavior === 'deny') return { ok: false, outcome: fail(decision.message) }
+  if (decision.behavior === 'deny') return { ok: false, outcome: { ...fail(decision.message), denied: true } }
   if (!decision.updatedInput) return { ok: true, value: callInput }
   return revalidate(tool, decision.updatedInput, context)
 }

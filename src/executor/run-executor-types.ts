@@ -32,11 +32,23 @@ export type RunExecutorOptions = {
   hooks?: HookRunner
   /** The run was taken over from a lost instance: `run.started` was emitted there. */
   resumed?: boolean
+  /** Each call once it has its outcome (the audit trail, docs/audit.md). */
+  onCallFinished?: (call: FinishedCall) => void
+}
+
+/** A call's end as the audit trail records it. */
+export type FinishedCall = {
+  toolUseId: string
+  tool: string
+  input: unknown
+  outcome: 'ok' | 'error' | 'denied' | 'cancelled' | 'lost'
+  durationMs: number
 }
 
 export type AddToolUseOptions = {
   refuseWith?: string
-  settled?: { content: ToolResultContent; isError: boolean }
+  /** `lost`: the call was executing on the lost instance; otherwise it finished there (and was recorded there). */
+  settled?: { content: ToolResultContent; isError: boolean; lost?: boolean }
 }
 
 /**

@@ -11,7 +11,13 @@ import { describeCall } from './describe-call.js'
 import { NO_HOOKS } from './hook-runner.js'
 import { ALLOW_ALL } from './permission-gate.js'
 import { createResultYielder } from './result-yielder.js'
-import type { AddToolUseOptions, RunExecutor, RunExecutorOptions, RunOutcome } from './run-executor-types.js'
+import type {
+  AddToolUseOptions,
+  FinishedCall,
+  RunExecutor,
+  RunExecutorOptions,
+  RunOutcome,
+} from './run-executor-types.js'
 import type { CancelMode } from './run-options.js'
 import { canStart, type ExecutingSet } from './scheduling-rule.js'
 import type { SessionContext } from './session-context.js'
@@ -119,6 +125,15 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     call.outcome = outcome
     const duration = call.startedAt === undefined ? 0 : Date.now() - call.startedAt
     sink.event({ type: 'tool.completed', tool_use_id: call.block.id, is_error: outcome.isError, duration_ms: duration })
+    if (options.onCallFinished && (!call.settled || call.settled.lost)) {
+      options.onCallFinished({
+        toolUseId: call.block.id,
+        tool: call.tool?.name ?? call.block.name,
+        input: call.block.input,
+        outcome: callOutcomeOf(call, outcome),
+        durationMs: duration,
+      })
+    }
     // Serial calls change the context before the next call starts; a concurrent group's
     // modifiers wait until the whole group is over and then apply in block order.
     if (outcome.contextModifier && call.safe) {
@@ -324,4 +339,13 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       return queued
     },
   }
+}
+
+/** How the audit trail names a call's end. */
+function callOutcomeOf(call: TrackedCall, outcome: CallOutcome): FinishedCall['outcome'] {
+  if (call.settled?.lost) return 'lost'
+  if (outcome.denied) return 'denied'
+  const kind = call.abortReason?.kind
+  if (kind !== undefined && kind !== 'timeout') return 'cancelled'
+  return outcome.isError ? 'error' : 'ok'
 }

@@ -30,7 +30,7 @@ export type TrackedCall = {
   /** Set when the block was refused before it could run (streamed input cut off): its error text. */
   refusal?: string
   /** The outcome a block already had when its run was taken over from a lost instance. */
-  settled?: CallOutcome
+  settled?: CallOutcome & { lost?: boolean }
   /** The error result came from the engine stopping the call, not the call failing: it never cascades. */
   stoppedByEngine?: boolean
   /** A concurrency-safe call's context modifier, applied once its group is over, in block order. */

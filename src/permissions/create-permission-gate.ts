@@ -1,7 +1,7 @@
 import type { PermissionGate, PermissionRequest } from '../executor/permission-gate.js'
 import { REJECT_MESSAGE, wrapToolUseError } from '../messages/tool-error-messages.js'
 import { observableCopy, parseToolInput, stripInternalKeys } from '../tool/parse-tool-input.js'
-import type { PermissionDecision } from '../tool/permission-result.js'
+import type { PermissionDecision, PermissionDecisionReason } from '../tool/permission-result.js'
 import { decidePermission } from './decide-permission.js'
 import { describeAsk } from './describe-ask.js'
 import { permissionMessages as messages } from './permission-messages.js'
@@ -16,7 +16,13 @@ export type PermissionGateOptions = {
   shellNetwork?: boolean
 }
 
-const deny = (message: string): PermissionDecision => ({ behavior: 'deny', message, decisionReason: { type: 'user' } })
+type AskEnding = Omit<Extract<PermissionDecisionReason, { type: 'user' }>, 'type'>
+
+const deny = (message: string, ending: AskEnding = {}): PermissionDecision => ({
+  behavior: 'deny',
+  message,
+  decisionReason: { type: 'user', ...ending },
+})
 
 /** Resolves with the answer, or with `undefined` once the run is cancelled. */
 function answerOrAbort(promise: Promise<PermissionAnswer>, signal: AbortSignal): Promise<PermissionAnswer | undefined> {
@@ -33,16 +39,20 @@ function answerOrAbort(promise: Promise<PermissionAnswer>, signal: AbortSignal):
  * checked again by the rules with no hook opinion: a deny rule (or the tool's own deny, or plan
  * mode) still wins over the approver.
  */
-async function allowEditedInput(request: PermissionRequest, edited: unknown): Promise<PermissionDecision> {
+async function allowEditedInput(
+  request: PermissionRequest,
+  edited: unknown,
+  ending: AskEnding,
+): Promise<PermissionDecision> {
   const { tool, context } = request
   const parsed = parseToolInput(tool, edited)
-  if (!parsed.ok) return deny(parsed.message)
+  if (!parsed.ok) return deny(parsed.message, ending)
   const input = stripInternalKeys(tool, parsed.data)
   const validation = (await tool.validateInput?.(input, context)) ?? { result: true }
-  if (!validation.result) return deny(wrapToolUseError(validation.message))
+  if (!validation.result) return deny(wrapToolUseError(validation.message), ending)
   const recheck = await decidePermission({ tool, input: observableCopy(tool, input), context })
   if (recheck.behavior === 'deny') return recheck
-  return { behavior: 'allow', updatedInput: input, decisionReason: { type: 'user' } }
+  return { behavior: 'allow', updatedInput: input, decisionReason: { type: 'user', ...ending } }
 }
 
 /**
@@ -60,7 +70,7 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
       const check = await decidePermission(request)
       if (check.behavior !== 'ask') return check
       const name = request.tool.name
-      if (!prompter) return deny(messages.deniedNoApprover(name))
+      if (!prompter) return deny(messages.deniedNoApprover(name), { ended: 'no_approver' })
       let answer: PermissionAnswer | undefined
       try {
         const { hints, alwaysRule } = await describeAsk(request, check, options.shellNetwork ?? true)
@@ -74,16 +84,23 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
         }
         answer = await answerOrAbort(prompter.request(prompt), request.context.abortSignal)
       } catch (error) {
-        return deny(messages.deniedPromptFailed(name, error instanceof Error ? error.message : String(error)))
+        const reason = error instanceof Error ? error.message : String(error)
+        return deny(messages.deniedPromptFailed(name, reason), { ended: 'prompt_failed' })
       }
-      if (answer === undefined) return deny(REJECT_MESSAGE)
-      if ('timedOut' in answer) return deny(messages.deniedTimeout(name, timeoutMs))
-      if ('noApprover' in answer) return deny(messages.deniedNoApprover(name))
+      if (answer === undefined) return deny(REJECT_MESSAGE, { ended: 'cancelled' })
+      if ('timedOut' in answer) return deny(messages.deniedTimeout(name, timeoutMs), { ended: 'timeout' })
+      if ('noApprover' in answer) return deny(messages.deniedNoApprover(name), { ended: 'no_approver' })
+      const ending: AskEnding = {
+        ended: (answer.decision === 'deny' ? answer.ended : undefined) ?? 'answer',
+        ...(answer.by === undefined ? {} : { by: answer.by }),
+        ...(answer.decision === 'allow' && answer.always ? { always: true } : {}),
+        ...(answer.decision === 'allow' && answer.updatedInput !== undefined ? { edited: true } : {}),
+      }
       if (answer.decision === 'deny') {
-        return deny(answer.message?.trim() ? answer.message : messages.deniedByApprover(name))
+        return deny(answer.message?.trim() ? answer.message : messages.deniedByApprover(name), ending)
       }
-      if (answer.updatedInput === undefined) return { behavior: 'allow', decisionReason: { type: 'user' } }
-      return allowEditedInput(request, answer.updatedInput)
+      if (answer.updatedInput === undefined) return { behavior: 'allow', decisionReason: { type: 'user', ...ending } }
+      return allowEditedInput(request, answer.updatedInput, ending)
     },
   }
 }

@@ -14,7 +14,7 @@ export type PermissionPrompt = {
 /** How an ask ended. `updatedInput` replaces the call's input (re-validated and re-checked). */
 export type PermissionAnswer =
   | { decision: 'allow'; updatedInput?: { [key: string]: unknown }; always?: boolean; by?: string }
-  | { decision: 'deny'; message?: string; by?: string }
+  | { decision: 'deny'; message?: string; by?: string; ended?: 'cancelled' | 'waiting_bound' }
   | { timedOut: true }
   | { noApprover: true }
 

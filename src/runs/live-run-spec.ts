@@ -1,7 +1,7 @@
 import type { RunEvent } from '../events/run-event.js'
 import type { HookRunner } from '../executor/hook-runner.js'
 import type { PermissionGate } from '../executor/permission-gate.js'
-import type { RunExecutor, RunExecutorOptions } from '../executor/run-executor-types.js'
+import type { FinishedCall, RunExecutor, RunExecutorOptions } from '../executor/run-executor-types.js'
 import type { RunOptions } from '../executor/run-options.js'
 import type { Logger } from '../logging/logger.js'
 import type { AssistantMessage, ToolResultBlock, ToolResultContent, ToolUseBlock } from '../messages/content-blocks.js'
@@ -30,6 +30,8 @@ export type LiveRunDependencies = {
   keepsHeldResults?: boolean
   observe: (event: RunEvent, tenant: string) => void
   now: () => number
+  /** Each call of a run of this instance once it has its outcome (the audit trail). */
+  onCallFinished?: (call: FinishedCall, run: { runId: string; tenant: string; sessionId: string }) => void
   /** The asks a run of this instance has open, whenever they change ([] when none). */
   onOpenAsks?: (runId: string, asks: readonly OpenAsk[]) => void
 }
@@ -64,7 +66,7 @@ export type ResumedRun = {
   /** Results given before, in block order: not given again. */
   priorResults: ToolResultBlock[]
   /** Blocks that do not run again: the result they had, or the lost-call text. */
-  settled: ReadonlyMap<string, { content: ToolResultContent; isError: boolean }>
+  settled: ReadonlyMap<string, { content: ToolResultContent; isError: boolean; lost?: boolean }>
   adoptedAsks: ReadonlyMap<string, AdoptedAsk>
 }
 

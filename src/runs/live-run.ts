@@ -72,6 +72,12 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
     permissions: dependencies.permissionGateFor({ prompter: broker.prompter, timeoutMs: spec.permissionTimeoutMs }),
     ...(dependencies.hooks ? { hooks: dependencies.hooks } : {}),
     ...(resumed ? { resumed: true } : {}),
+    ...(dependencies.onCallFinished
+      ? {
+          onCallFinished: (call) =>
+            dependencies.onCallFinished?.(call, { runId, tenant, sessionId: session.sessionId }),
+        }
+      : {}),
   })
   /** Every block so far, id → name, in block order. */
   const blocks = new Map<string, string>()

@@ -16,7 +16,7 @@ import type { Admission } from './capacity/admission.js'
 import type { PermissionAnswer } from './control/permission-broker.js'
 import { createRunControl } from './control/run-control.js'
 import { drainRuns } from './drain-runs.js'
-import type { LiveRun, PermissionGateFactory } from './live-run.js'
+import type { LiveRun, LiveRunDependencies, PermissionGateFactory } from './live-run.js'
 import { createRunResumer } from './lost/resume-run.js'
 import type { OperatorLimits } from './run-request.js'
 import { createRunStarter, type RunStarterOptions } from './start-run.js'
@@ -40,6 +40,8 @@ export type RunManagerOptions = {
   now?: () => number
   /** Other instances on the same shared store (docs/adr/0111-run-leases.md); absent in memory mode. */
   coordination?: RunCoordination
+  /** Each call once it has its outcome (the audit trail, docs/audit.md). */
+  onCallFinished?: LiveRunDependencies['onCallFinished']
 }
 
 /** How far past its deadline a run must be to count as stuck: a cancel takes a moment to land. */
@@ -71,6 +73,7 @@ export function createRunManager(options: RunManagerOptions) {
       ...(options.hooks ? { hooks: options.hooks } : {}),
       runTtlMs: options.limits.runTtlMs,
       keepsHeldResults: coordination !== undefined,
+      ...(options.onCallFinished ? { onCallFinished: options.onCallFinished } : {}),
       now: options.now ?? Date.now,
       onOpenAsks: (runId, asks) => {
         if (asks.length === 0) openAsks.delete(runId)

@@ -4,7 +4,15 @@ export type PermissionDecisionReason =
   | { type: 'mode'; mode: string }
   | { type: 'hook'; hookName?: string | undefined; reason?: string | undefined }
   | { type: 'tool'; reason: string }
-  | { type: 'user'; reason?: string }
+  | {
+      type: 'user'
+      reason?: string
+      /** How the ask ended, and for an answer the key's name and what it said (the audit trail's source). */
+      ended?: 'answer' | 'timeout' | 'cancelled' | 'no_approver' | 'prompt_failed' | 'waiting_bound'
+      by?: string
+      always?: boolean
+      edited?: boolean
+    }
   | { type: 'other'; reason: string }
 
 export type PermissionAllow = {

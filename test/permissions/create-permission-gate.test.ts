@@ -56,7 +56,10 @@ describe('createPermissionGate', () => {
 
   it('asks with the tool use id, name, input and message, and allows on allow', async () => {
     const prompter = fakePrompter({ decision: 'allow' })
-    expect(await decide(prompter, 'make build')).toEqual({ behavior: 'allow', decisionReason: { type: 'user' } })
+    expect(await decide(prompter, 'make build')).toEqual({
+      behavior: 'allow',
+      decisionReason: { type: 'user', ended: 'answer' },
+    })
     expect(prompter.prompts).toEqual([
       {
         toolUseId: 'toolu_1',
@@ -120,7 +123,7 @@ describe('createPermissionGate', () => {
     expect(decision).toEqual({
       behavior: 'deny',
       message: '<tool_use_error>n must be positive</tool_use_error>',
-      decisionReason: { type: 'user' },
+      decisionReason: { type: 'user', ended: 'answer', edited: true },
     })
   })
 

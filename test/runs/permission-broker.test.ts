@@ -46,8 +46,8 @@ describe('createPermissionBroker', () => {
     const pending = [open.prompter.request(prompt), open.prompter.request(prompt)]
     open.denyAll('The run was cancelled.')
     expect(await Promise.all(pending)).toEqual([
-      { decision: 'deny', message: 'The run was cancelled.' },
-      { decision: 'deny', message: 'The run was cancelled.' },
+      { decision: 'deny', message: 'The run was cancelled.', ended: 'cancelled' },
+      { decision: 'deny', message: 'The run was cancelled.', ended: 'cancelled' },
     ])
   })
 
@@ -58,7 +58,11 @@ describe('createPermissionBroker', () => {
     const other = broker.prompter.request({ ...prompt, toolUseId: 't2' })
     const [first, second] = events as Array<Extract<RunEventBody, { type: 'permission.requested' }>>
     broker.withdraw('t1', 'The call ended before the ask was answered.')
-    expect(await ended).toEqual({ decision: 'deny', message: 'The call ended before the ask was answered.' })
+    expect(await ended).toEqual({
+      decision: 'deny',
+      message: 'The call ended before the ask was answered.',
+      ended: 'cancelled',
+    })
     expect(events[2]).toEqual({
       type: 'permission.resolved',
       request_id: first!.request_id,

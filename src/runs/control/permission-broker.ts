@@ -110,7 +110,7 @@ export function createPermissionBroker(options: PermissionBrokerOptions) {
       const expiresAt = reused?.expiresAt ?? openedAt + timeoutMs
       if (options.onWaiting?.(prompt.toolUseId, true) === false) {
         const message = options.waitingBoundMessage?.(prompt.tool) ?? 'Too many asks are waiting'
-        return Promise.resolve({ decision: 'deny', message })
+        return Promise.resolve({ decision: 'deny', message, ended: 'waiting_bound' })
       }
       return new Promise<PromptOutcome>((resolve) => {
         const summary: OpenAsk = {
@@ -164,7 +164,8 @@ export function createPermissionBroker(options: PermissionBrokerOptions) {
     },
     /** The run is being cancelled: every open ask is denied now, before the calls are stopped. */
     denyAll(message: string): void {
-      for (const requestId of [...pending.keys()]) settle(requestId, { decision: 'deny', message }, 'cancelled')
+      for (const requestId of [...pending.keys()])
+        settle(requestId, { decision: 'deny', message, ended: 'cancelled' }, 'cancelled')
     },
     /**
      * The call behind these asks has ended without an answer (its deadline, a sibling's error):
@@ -173,7 +174,8 @@ export function createPermissionBroker(options: PermissionBrokerOptions) {
      */
     withdraw(toolUseId: string, message: string): void {
       for (const [requestId, entry] of [...pending]) {
-        if (entry.toolUseId === toolUseId) settle(requestId, { decision: 'deny', message }, 'withdrawn')
+        if (entry.toolUseId === toolUseId)
+          settle(requestId, { decision: 'deny', message, ended: 'cancelled' }, 'withdrawn')
       }
     },
     get pendingCount() {

@@ -13,7 +13,12 @@ import type { Stores } from '../../stores/stores.js'
 export async function closeLostRun(
   stores: Stores,
   { runId, tenant }: HeldRun,
-  options: { runTtlMs: number; now: () => number },
+  options: {
+    runTtlMs: number
+    now: () => number
+    /** Each call given the lost-call text (the audit trail's `lost`). */
+    onLost?: (call: { toolUseId: string; tool: string; sessionId: string }) => void
+  },
 ): Promise<boolean> {
   const record = await stores.runs.get(tenant, runId)
   if (record?.status !== 'running') return false
@@ -27,8 +32,10 @@ export async function closeLostRun(
   // A call that finished but waited behind a running one gets its own result (docs/adr/0238).
   const held = await stores.runs.heldResults(runId)
   for (const toolUseId of order.filter((id) => !answered.has(id))) {
-    const result =
-      held.get(toolUseId) ?? toolResult(toolUseId, lostExecutorMessage(names.get(toolUseId) ?? 'the call'), true)
+    const kept = held.get(toolUseId)
+    const tool = names.get(toolUseId) ?? 'the call'
+    if (!kept) options.onLost?.({ toolUseId, tool, sessionId: record.sessionId })
+    const result = kept ?? toolResult(toolUseId, lostExecutorMessage(tool), true)
     results.push(result)
     await stores.events.append(runId, { type: 'tool.result', tool_use_id: toolUseId, result })
   }

@@ -11,7 +11,7 @@ export type TakeoverPlan = {
   record: RunRecord
   resume: ResumeSpec
   priorResults: ToolResultBlock[]
-  settled: Map<string, { content: ToolResultContent; isError: boolean }>
+  settled: Map<string, { content: ToolResultContent; isError: boolean; lost?: boolean }>
   adoptedAsks: Map<string, AdoptedAsk>
   /** Blocks that run (again) here: they had not started, or waited for an answer. */
   rerun: number
@@ -51,7 +51,8 @@ export async function planTakeover(stores: Stores, { runId, tenant }: HeldRun): 
     else if (ask) {
       adoptedAsks.set(block.id, ask)
       rerun++
-    } else if (started.has(block.id)) settled.set(block.id, { content: lostExecutorMessage(block.name), isError: true })
+    } else if (started.has(block.id))
+      settled.set(block.id, { content: lostExecutorMessage(block.name), isError: true, lost: true })
     else rerun++
   }
   // Only a run that waits for a person is taken over; any other lost run is closed as lost, as
