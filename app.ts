@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import Fastify, { type FastifyServerOptions } from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import { auditPlugin } from './plugins/audit.js'
 import { authPlugin } from './plugins/auth.js'
 import { blobStorePlugin } from './plugins/blob-store.js'
 import { clientToolsPlugin } from './plugins/client-tools.js'
@@ -29,6 +30,7 @@ import { websocketPlugin } from './plugins/websocket.js'
 import { healthRoutes } from './routes/health.js'
 import { mcpRoutes } from './routes/mcp.js'
 import { metricsRoutes } from './routes/metrics.js'
+import { auditRoutes } from './routes/v1/audit.js'
 import { blobsRoutes } from './routes/v1/blobs.js'
 import { mcpServersRoutes } from './routes/v1/mcp-servers.js'
 import { runControlRoutes } from './routes/v1/runs/control.js'
@@ -110,6 +112,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(telemetryPlugin)
   await app.register(swaggerPlugin)
   await app.register(storesPlugin, { stores: options.stores })
+  await app.register(auditPlugin)
   await app.register(blobStorePlugin)
   await app.register(sessionsPlugin)
   await app.register(mcpServersPlugin, { tools: options.mcpTools })
@@ -134,6 +137,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(metricsRoutes)
   await app.register(runsRoutes)
   await app.register(listRunsRoutes)
+  await app.register(auditRoutes)
   await app.register(runControlRoutes)
   await app.register(runEventsRoutes)
   await app.register(streamRoutes)

@@ -22,7 +22,23 @@ export const lostRunsPlugin = fp(
           // Calls left to run (waiting for an answer, or not started) go on here (docs/adr/0243).
           if (await app.runManager.takeOver(run).catch((error: unknown) => logTakeoverFailure(error, run.runId)))
             continue
-          const closed = await closeLostRun(stores, run, { runTtlMs: config.runTtlMs, now: Date.now })
+          const closed = await closeLostRun(stores, run, {
+            runTtlMs: config.runTtlMs,
+            now: Date.now,
+            onLost: (call) =>
+              app.audit.record({
+                kind: 'call',
+                tenant: run.tenant,
+                session_id: call.sessionId,
+                run_id: run.runId,
+                tool_use_id: call.toolUseId,
+                tool: call.tool,
+                // The lost instance took the input with it; the record says which call, not what it held.
+                input: null,
+                outcome: 'lost',
+                duration_ms: 0,
+              }),
+          })
           await coordination.forget(run.runId)
           if (closed) app.log.warn({ runId: run.runId }, 'closed a run whose instance was lost')
         }
@@ -36,5 +52,5 @@ export const lostRunsPlugin = fp(
     timer.unref()
     app.addHook('onClose', async () => clearInterval(timer))
   },
-  { name: 'lost-runs', dependencies: ['config', 'stores', 'run-manager'] },
+  { name: 'lost-runs', dependencies: ['config', 'stores', 'audit', 'run-manager'] },
 )

@@ -1,5 +1,6 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
+import { decisionSourceOf } from '../src/audit/decision-source.js'
 import { createRunExecutor } from '../src/executor/run-executor.js'
 import type { RunExecutor, RunExecutorOptions } from '../src/executor/run-executor-types.js'
 import { createHookRunner } from '../src/hooks/create-hook-runner.js'
@@ -49,6 +50,18 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
             shellNetwork: app.sandbox.containment !== 'bwrap',
           }),
           (request, decision) => {
+            const { context } = request
+            app.audit.record({
+              kind: 'decision',
+              tenant: context.tenant,
+              session_id: context.sessionId,
+              run_id: context.runId,
+              tool_use_id: context.toolUseId,
+              tool: request.tool.name,
+              input: request.input,
+              decision: decision.behavior,
+              source: decisionSourceOf(decision.decisionReason),
+            })
             if (decision.behavior !== 'deny') return
             const { runId, toolUseId } = request.context
             const reason = decision.message
@@ -70,6 +83,18 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
       },
       logger: app.log,
       ...(app.coordination ? { coordination: app.coordination } : {}),
+      onCallFinished: (call, run) =>
+        app.audit.record({
+          kind: 'call',
+          tenant: run.tenant,
+          session_id: run.sessionId,
+          run_id: run.runId,
+          tool_use_id: call.toolUseId,
+          tool: call.tool,
+          input: call.input,
+          outcome: call.outcome,
+          duration_ms: call.durationMs,
+        }),
     })
     app.decorate('runManager', runManager)
     app.decorate('admission', admission)
@@ -80,7 +105,7 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
   },
   {
     name: 'run-manager',
-    dependencies: ['config', 'settings', 'sandbox', 'stores', 'sessions', 'tool-pool', 'metrics'],
+    dependencies: ['config', 'settings', 'sandbox', 'stores', 'audit', 'sessions', 'tool-pool', 'metrics'],
   },
 )
 

@@ -59,6 +59,41 @@ export const runMetricsPlugin = fp(
         this.set(admission.stats().calls)
       },
     })
+    new Counter({
+      name: 'toolexec_audit_records_total',
+      help: 'Audit records written since start, by sink (store: memory or Redis; file: TOOLEXEC_AUDIT_FILE)',
+      labelNames: ['sink'],
+      registers: [metrics.registry],
+      collect() {
+        const health = app.audit.health()
+        this.reset()
+        this.inc({ sink: 'store' }, health.store.written)
+        if (health.file) this.inc({ sink: 'file' }, health.file.written)
+      },
+    })
+    new Counter({
+      name: 'toolexec_audit_dropped_total',
+      help: 'Audit records a sink could not write (store unreachable, disk full); calls never wait for them',
+      labelNames: ['sink'],
+      registers: [metrics.registry],
+      collect() {
+        const health = app.audit.health()
+        this.reset()
+        this.inc({ sink: 'store' }, health.store.dropped)
+        if (health.file) this.inc({ sink: 'file' }, health.file.dropped)
+      },
+    })
+    new Gauge({
+      name: 'toolexec_audit_sink_up',
+      help: '1 while the last write of the audit sink succeeded',
+      labelNames: ['sink'],
+      registers: [metrics.registry],
+      collect() {
+        const health = app.audit.health()
+        this.set({ sink: 'store' }, health.store.ok ? 1 : 0)
+        if (health.file) this.set({ sink: 'file' }, health.file.ok ? 1 : 0)
+      },
+    })
     const blobHealth = app.blobStore.health
     new Counter({
       name: 'toolexec_blob_write_failures_total',
@@ -70,5 +105,5 @@ export const runMetricsPlugin = fp(
       },
     })
   },
-  { name: 'run-metrics', dependencies: ['metrics', 'tool-pool', 'run-manager', 'blob-store'] },
+  { name: 'run-metrics', dependencies: ['metrics', 'tool-pool', 'run-manager', 'blob-store', 'audit'] },
 )

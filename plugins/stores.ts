@@ -36,6 +36,8 @@ export const storesPlugin = fp<{ stores?: Stores | undefined }>(
         redisUrl: config.redisUrl,
         workspace: config.workspace,
         blobDir: config.blobDir,
+        auditTtlMs: config.audit.ttlMs,
+        auditMaxRecords: config.audit.maxRecords,
       },
       app.log,
     )

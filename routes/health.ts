@@ -33,6 +33,26 @@ const ReadinessSchema = StatusSchema.extend({
         .describe('Runs still going more than 5 s past their own deadline (timeout_ms): look into them'),
     })
     .describe('Waiting is not failing: these never make the service unready'),
+  audit: z
+    .object({
+      store: z.object({
+        ok: z.boolean(),
+        written: z.number().int(),
+        dropped: z.number().int(),
+        last_error: z.string().optional(),
+      }),
+      file: z
+        .object({
+          ok: z.boolean(),
+          written: z.number().int(),
+          dropped: z.number().int(),
+          last_error: z.string().optional(),
+        })
+        .optional(),
+    })
+    .describe(
+      'The audit trail: records written and dropped since start, per sink; a failing sink never makes the service unready (docs/audit.md)',
+    ),
   bash_containment: z
     .enum(['bwrap', 'pid-namespace', 'process-group'])
     .describe("What ends a Bash command's processes with the call (docs/reliability.md)"),
@@ -104,9 +124,20 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
         },
         directories: { workspace, memory },
         runs: runsHealth(),
+        audit: auditHealth(app.audit.health()),
         bash_containment: app.sandbox.containment,
       }
       return reply.code(body.status === 'ready' ? 200 : 503).send(body)
     },
   })
 }
+
+type SinkHealth = { ok: boolean; written: number; dropped: number; lastError?: string | undefined }
+const sinkBody = ({ lastError, ...rest }: SinkHealth) => ({
+  ...rest,
+  ...(lastError === undefined ? {} : { last_error: lastError }),
+})
+const auditHealth = (health: { store: SinkHealth; file?: SinkHealth }) => ({
+  store: sinkBody(health.store),
+  ...(health.file ? { file: sinkBody(health.file) } : {}),
+})

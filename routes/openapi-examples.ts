@@ -23,9 +23,15 @@ export const CREATE_SESSION_EXAMPLES = [
   { cwd: 'projects/api', permission_mode: 'acceptEdits', permissions: { deny: ['Bash(git push:*)'] } },
 ]
 
+export const PATCH_SESSION_EXAMPLES = [{ permissions: { allow: ['Bash(npm test)'], ask: ['Write'] } }]
+
 export const CANCEL_RUN_EXAMPLES = [{ mode: 'interrupt' }]
 
-export const PERMISSION_ANSWER_EXAMPLES = [{ decision: 'allow' }, { decision: 'deny', message: 'Not on a Friday' }]
+export const PERMISSION_ANSWER_EXAMPLES = [
+  { decision: 'allow' },
+  { decision: 'allow', always: true },
+  { decision: 'deny', message: 'Not on a Friday' },
+]
 
 export const RUN_RESULT_EXAMPLES = [
   {

@@ -49,7 +49,7 @@ const FOLDER_RANKS: readonly (readonly string[])[] = [
   ['events', 'auth', 'results'],
   ['tool', 'metrics'],
   ['tools', 'stores', 'mcp/client'],
-  ['executor'],
+  ['executor', 'audit'],
   ['permissions', 'hooks'],
   ['config', 'registry', 'sessions'],
   ['runs'],

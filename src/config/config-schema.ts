@@ -59,6 +59,13 @@ export const EnvSchema = z.object({
   TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS: milliseconds(7 * 24 * HOUR),
   TOOLEXEC_MAX_WAITING_ASKS: count(10_000),
   TOOLEXEC_MAX_WAITING_ASKS_PER_TENANT: count(1000),
+  // The audit trail (docs/audit.md).
+  TOOLEXEC_AUDIT_TTL_MS: milliseconds(30 * 24 * HOUR),
+  TOOLEXEC_AUDIT_MAX_RECORDS: count(100_000),
+  TOOLEXEC_AUDIT_INPUTS: z.stringbool().default(false),
+  TOOLEXEC_AUDIT_FILE: z.string().min(1).optional(),
+  TOOLEXEC_AUDIT_FILE_MAX_BYTES: count(64 * MIB),
+  TOOLEXEC_AUDIT_FILE_KEEP: count(5),
   TOOLEXEC_MAX_RESULT_CHARS: count(200_000),
   // Admission and subscribers (docs/reliability.md); per-tenant caps default to the instance's.
   TOOLEXEC_MAX_OPEN_RUNS: count(256),

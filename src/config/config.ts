@@ -94,6 +94,16 @@ export function createConfigSchema(cwd: string) {
         maxWaitingAsks: env.TOOLEXEC_MAX_WAITING_ASKS,
         maxWaitingAsksPerTenant: Math.min(env.TOOLEXEC_MAX_WAITING_ASKS_PER_TENANT, env.TOOLEXEC_MAX_WAITING_ASKS),
       },
+      /** The audit trail (docs/audit.md, docs/adr/0245-audit-trail.md). */
+      audit: {
+        ttlMs: env.TOOLEXEC_AUDIT_TTL_MS,
+        maxRecords: env.TOOLEXEC_AUDIT_MAX_RECORDS,
+        /** Keep each call's input (redacted) besides its digest. */
+        inputs: env.TOOLEXEC_AUDIT_INPUTS,
+        ...(env.TOOLEXEC_AUDIT_FILE === undefined ? {} : { file: path.resolve(cwd, env.TOOLEXEC_AUDIT_FILE) }),
+        fileMaxBytes: env.TOOLEXEC_AUDIT_FILE_MAX_BYTES,
+        fileKeep: env.TOOLEXEC_AUDIT_FILE_KEEP,
+      },
       /** The longest a request may make an ask wait (`permission_timeout_ms`). */
       maxPermissionTimeoutMs: env.TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS,
       /** Slow event subscribers (docs/adr/0126-slow-subscribers-are-cut-off-by-bytes.md). */

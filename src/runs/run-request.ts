@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { ApiError } from '../errors/api-error.js'
 import type { RunOptions } from '../executor/run-options.js'
 import type { Logger } from '../logging/logger.js'
+import { canonicalJson } from '../messages/canonical-json.js'
 import type { AssistantMessage, ToolUseBlock } from '../messages/content-blocks.js'
 import type { RunMode } from '../stores/run-store.js'
 import { MAX_TOKENS_REASON } from './stream/stream-event-assembler.js'
@@ -208,15 +209,4 @@ export function permissionTimeoutOf(mode: RunMode, request: RunRequestOptions, l
 /** A stable hash of a request body: key order does not matter, values do. */
 export function runFingerprint(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex')
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([, child]) => child !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(',')}}`
-  }
-  return JSON.stringify(value) ?? 'null'
 }

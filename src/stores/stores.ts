@@ -1,4 +1,5 @@
 import type { Logger } from '../logging/logger.js'
+import type { AuditStore } from './audit-store.js'
 import type { EventStore } from './event-store.js'
 import type { IdempotencyStore } from './idempotency-store.js'
 import type { RunCoordination } from './run-coordination.js'
@@ -10,20 +11,28 @@ export type Stores = {
   events: EventStore
   sessions: SessionStore
   idempotency: IdempotencyStore
+  audit: AuditStore
 }
 
 export type StoreLimits = { maxRetainedRuns: number; sessionIdleTtlMs: number }
 
+/** How long audit records are kept and how many (docs/adr/0245-audit-trail.md). */
+export type AuditLimits = { auditTtlMs: number; auditMaxRecords: number }
+
+/** The defaults of TOOLEXEC_AUDIT_TTL_MS and TOOLEXEC_AUDIT_MAX_RECORDS. */
+export const DEFAULT_AUDIT_LIMITS: AuditLimits = { auditTtlMs: 30 * 24 * 60 * 60 * 1000, auditMaxRecords: 100_000 }
+
 /** What a backend is opened with: the limits, and where the service keeps its files. */
-export type StoreBackendOptions = StoreLimits & {
-  sweepIntervalMs: number
-  runTtlMs: number
-  instanceLeaseMs: number
-  /** With TOOLEXEC_REDIS_URL: the Redis to open. */
-  redisUrl?: string | undefined
-  workspace: string
-  blobDir: string
-}
+export type StoreBackendOptions = StoreLimits &
+  Partial<AuditLimits> & {
+    sweepIntervalMs: number
+    runTtlMs: number
+    instanceLeaseMs: number
+    /** With TOOLEXEC_REDIS_URL: the Redis to open. */
+    redisUrl?: string | undefined
+    workspace: string
+    blobDir: string
+  }
 
 /**
  * An opened backend. `coordination` exists where several instances share the stores; its

@@ -62,7 +62,14 @@ describe('OpenAPI examples', () => {
       expect(examples.length, `${method} ${route} has request examples`).toBeGreaterThan(0)
       const documented = Object.keys(operation.responses).find((status) => status.startsWith('2'))
       for (const example of examples) {
-        const params = route.includes('{') ? await openAsk() : {}
+        const params = route.includes('{session_id}')
+          ? {
+              session_id: ((await (await call('POST', '/v1/sessions', {})).json()) as { session_id: string })
+                .session_id,
+            }
+          : route.includes('{')
+            ? await openAsk()
+            : {}
         const url = route.replace(/\{(\w+)\}/g, (_, name: string) => (params as Record<string, string>)[name]!)
         const response = await call(method, url, example)
         expect(`${method} ${route} ${response.status}`, JSON.stringify(example)).toBe(
@@ -77,6 +84,7 @@ describe('OpenAPI examples', () => {
         'POST /v1/sessions',
         'POST /v1/runs/{run_id}/cancel',
         'POST /v1/runs/{run_id}/permissions/{request_id}',
+        'PATCH /v1/sessions/{session_id}',
       ]),
     )
   })

@@ -51,6 +51,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's audit trail: one record per permission decision and per finished call */
+        get: operations["listAuditRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/blobs/{blob_id}": {
         parameters: {
             query?: never;
@@ -264,6 +281,37 @@ export interface components {
             role: "assistant";
             stop_reason?: string | null;
         };
+        AuditRecord: {
+            /** @enum {string} */
+            decision?: "allow" | "deny";
+            duration_ms?: number;
+            id: string;
+            /** @description Only with TOOLEXEC_AUDIT_INPUTS=true, secrets redacted */
+            input?: unknown;
+            /** @description sha256 of the input's canonical JSON */
+            input_sha256: string;
+            /** @enum {string} */
+            kind: "decision" | "call";
+            /** @enum {string} */
+            outcome?: "ok" | "error" | "denied" | "cancelled" | "lost";
+            run_id: string;
+            session_id: string;
+            source?: {
+                always?: boolean;
+                edited_input?: boolean;
+                /** @description The name of the key that answered */
+                key_name?: string;
+                mode?: string;
+                reason?: string;
+                rule?: string;
+                /** @enum {string} */
+                type: "rule" | "mode" | "hook" | "tool" | "default" | "answer" | "timeout" | "cancel" | "no_approver" | "bound";
+            };
+            tenant: string;
+            tool: string;
+            tool_use_id: string;
+            ts: string;
+        };
         BlobReference: {
             blob_id: string;
             size: number;
@@ -349,6 +397,18 @@ export interface components {
             /** @enum {string} */
             type: "stdio" | "http";
         };
+        /**
+         * @example {
+         *       "permissions": {
+         *         "allow": [
+         *           "Bash(npm test)"
+         *         ],
+         *         "ask": [
+         *           "Write"
+         *         ]
+         *       }
+         *     }
+         */
         PatchSessionRequest: {
             /** @description Each list given replaces the session's own rules of that kind; lists left out stay */
             permissions: {
@@ -359,6 +419,10 @@ export interface components {
         };
         /**
          * @example {
+         *       "decision": "allow"
+         *     }
+         * @example {
+         *       "always": true,
          *       "decision": "allow"
          *     }
          * @example {
@@ -803,6 +867,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The audit trail: records written and dropped since start, per sink; a failing sink never makes the service unready (docs/audit.md) */
+                        audit: {
+                            file?: {
+                                dropped: number;
+                                last_error?: string;
+                                ok: boolean;
+                                written: number;
+                            };
+                            store: {
+                                dropped: number;
+                                last_error?: string;
+                                ok: boolean;
+                                written: number;
+                            };
+                        };
                         /**
                          * @description What ends a Bash command's processes with the call (docs/reliability.md)
                          * @enum {string}
@@ -854,6 +933,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The audit trail: records written and dropped since start, per sink; a failing sink never makes the service unready (docs/audit.md) */
+                        audit: {
+                            file?: {
+                                dropped: number;
+                                last_error?: string;
+                                ok: boolean;
+                                written: number;
+                            };
+                            store: {
+                                dropped: number;
+                                last_error?: string;
+                                ok: boolean;
+                                written: number;
+                            };
+                        };
                         /**
                          * @description What ends a Bash command's processes with the call (docs/reliability.md)
                          * @enum {string}
@@ -896,6 +990,59 @@ export interface operations {
                         };
                         status: string;
                     };
+                };
+            };
+        };
+    };
+    listAuditRecords: {
+        parameters: {
+            query?: {
+                run_id?: string;
+                session_id?: string;
+                tool?: string;
+                kind?: "decision" | "call";
+                decision?: "allow" | "deny";
+                outcome?: "ok" | "error" | "denied" | "cancelled" | "lost";
+                after?: string;
+                before?: string;
+                /** @description `next_cursor` of the previous page */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        next_cursor?: string;
+                        records: components["schemas"]["AuditRecord"][];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

@@ -29,6 +29,7 @@ describe('openapi', () => {
       [
         'POST /v1/runs',
         'GET /v1/runs',
+        'GET /v1/audit',
         'GET /v1/runs/{run_id}',
         'POST /v1/runs/{run_id}/cancel',
         'GET /v1/runs/{run_id}/events',

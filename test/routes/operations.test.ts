@@ -17,6 +17,7 @@ describe('operations', () => {
       blob_storage: { writable: true, write_failures: 0 },
       directories: { workspace: { writable: true }, memory: { writable: true } },
       runs: { executing: 0, asks_waiting: 0, oldest_ask_age_ms: 0, stuck: [] },
+      audit: { store: { ok: true, written: 0, dropped: 0 } },
       bash_containment: expect.stringMatching(/^(pid-namespace|process-group)$/),
     })
   })

@@ -172,6 +172,7 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
       cancelReason: 'shutdown',
     })
     expect(await stores.runs.get('acme', r)).toEqual({
+      tools: ['Read'],
       ...run(r, { mode: 'stream', idempotencyKey: 'k' }),
       status: 'cancelled',
       toolUseIds: ['a', 'b'],

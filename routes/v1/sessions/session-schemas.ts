@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { MAX_RULE_LENGTH } from '../../../src/permissions/permission-rule.js'
 import { PERMISSION_MODES } from '../../../src/tool/permission-context.js'
 import { TEXT_EDITOR_TYPES, TOOLSETS } from '../../../src/tool/toolset.js'
-import { CREATE_SESSION_EXAMPLES } from '../../openapi-examples.js'
+import { CREATE_SESSION_EXAMPLES, PATCH_SESSION_EXAMPLES } from '../../openapi-examples.js'
 
 const ToolsetsSchema = z
   .array(z.enum(TOOLSETS))
@@ -64,4 +64,4 @@ export const PatchSessionBodySchema = z
       .strictObject({ allow: RulesSchema.optional(), deny: RulesSchema.optional(), ask: RulesSchema.optional() })
       .describe("Each list given replaces the session's own rules of that kind; lists left out stay"),
   })
-  .meta({ id: 'PatchSessionRequest' })
+  .meta({ id: 'PatchSessionRequest', examples: PATCH_SESSION_EXAMPLES })

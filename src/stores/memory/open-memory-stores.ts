@@ -1,14 +1,23 @@
 import { startSweeper } from '../../async/start-sweeper.js'
 import type { Logger } from '../../logging/logger.js'
 import type { RunRecord } from '../run-store.js'
-import { type StoreBackend, type StoreLimits, type Stores, sweepStores } from '../stores.js'
+import {
+  type AuditLimits,
+  DEFAULT_AUDIT_LIMITS,
+  type StoreBackend,
+  type StoreLimits,
+  type Stores,
+  sweepStores,
+} from '../stores.js'
+import { createMemoryAuditStore } from './memory-audit-store.js'
 import { createMemoryEventStore } from './memory-event-store.js'
 import { createMemoryIdempotencyStore } from './memory-idempotency-store.js'
 import { createMemoryRunStore } from './memory-run-store.js'
 import { createMemorySessionStore } from './memory-session-store.js'
 
 /** The embedded default: everything in this process's memory. */
-export function createMemoryStores(limits: Pick<StoreLimits, 'maxRetainedRuns'>): Stores {
+export function createMemoryStores(limits: Pick<StoreLimits, 'maxRetainedRuns'> & Partial<AuditLimits>): Stores {
+  const audit = { ...DEFAULT_AUDIT_LIMITS, ...definedOf(limits) }
   const events = createMemoryEventStore()
   const idempotency = createMemoryIdempotencyStore()
   // A run evicted at completion takes its events and key with it, as a swept one does.
@@ -24,8 +33,14 @@ export function createMemoryStores(limits: Pick<StoreLimits, 'maxRetainedRuns'>)
     events,
     sessions: createMemorySessionStore(),
     idempotency,
+    audit: createMemoryAuditStore({ ttlMs: audit.auditTtlMs, maxRecords: audit.auditMaxRecords }),
   }
 }
+
+const definedOf = (limits: Partial<AuditLimits>): Partial<AuditLimits> => ({
+  ...(limits.auditTtlMs === undefined ? {} : { auditTtlMs: limits.auditTtlMs }),
+  ...(limits.auditMaxRecords === undefined ? {} : { auditMaxRecords: limits.auditMaxRecords }),
+})
 
 /** Sweeps `stores` on a timer: expired runs with their events and keys, idle sessions. Returns the stop. */
 function sweepOnTimer(stores: Stores, options: StoreLimits & { sweepIntervalMs: number }, log: Logger) {

@@ -22,6 +22,8 @@ export const redisBackend: StoreBackend = async (options, log) => {
     sessionIdleTtlMs: options.sessionIdleTtlMs,
     runTtlMs: options.runTtlMs,
     leaseMs: options.instanceLeaseMs,
+    ...(options.auditTtlMs === undefined ? {} : { auditTtlMs: options.auditTtlMs }),
+    ...(options.auditMaxRecords === undefined ? {} : { auditMaxRecords: options.auditMaxRecords }),
   })
   const check = () => checkSharedVolumes(redis.redis, options)
   const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, STARTUP_CHECK_MS, 'timeout').unref())

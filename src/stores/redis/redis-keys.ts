@@ -15,6 +15,8 @@ export const redisKeys = {
   runsOfTenant: (tenant: string) => `${PREFIX}runs:of:${tenant}`,
   /** Answers given while no instance held the run, by request id (docs/adr/0243): the first one stands. */
   runAnswers: (runId: string) => `${PREFIX}run:${runId}:answers`,
+  /** A tenant's audit trail: a stream trimmed by time (docs/adr/0245-audit-trail.md). */
+  audit: (tenant: string) => `${PREFIX}audit:${tenant}`,
   /** Finished runs by finish time, for the TOOLEXEC_MAX_RETAINED_RUNS bound. */
   finishedRuns: `${PREFIX}runs:finished`,
   events: (runId: string) => `${PREFIX}events:${runId}`,

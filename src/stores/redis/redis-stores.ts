@@ -1,18 +1,20 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
-import type { StoreLimits, Stores } from '../stores.js'
+import { type AuditLimits, DEFAULT_AUDIT_LIMITS, type StoreLimits, type Stores } from '../stores.js'
+import { createRedisAuditStore } from './redis-audit-store.js'
 import { createRedisEventStore } from './redis-event-store.js'
 import { createRedisIdempotencyStore } from './redis-idempotency-store.js'
 import { createRedisRunCoordination, type RedisRunCoordination } from './redis-run-coordination.js'
 import { createRedisRunStore } from './redis-run-store.js'
 import { createRedisSessionStore } from './redis-session-store.js'
 
-export type RedisStoresOptions = StoreLimits & {
-  url: string
-  runTtlMs: number
-  leaseMs: number
-  instanceId?: string
-}
+export type RedisStoresOptions = StoreLimits &
+  Partial<AuditLimits> & {
+    url: string
+    runTtlMs: number
+    leaseMs: number
+    instanceId?: string
+  }
 
 /** A stream can hold at most this many events; far above what TOOLEXEC_MAX_BLOCKS_PER_RUN allows. */
 const MAX_EVENTS_PER_RUN = 100_000
@@ -50,6 +52,11 @@ export function createRedisStores(options: RedisStoresOptions) {
     }),
     sessions: createRedisSessionStore({ redis, idleTtlMs: options.sessionIdleTtlMs }),
     idempotency: createRedisIdempotencyStore({ redis, claimTtlMs: Math.max(options.runTtlMs, DAY_MS) }),
+    audit: createRedisAuditStore({
+      redis,
+      ttlMs: options.auditTtlMs ?? DEFAULT_AUDIT_LIMITS.auditTtlMs,
+      maxRecords: options.auditMaxRecords ?? DEFAULT_AUDIT_LIMITS.auditMaxRecords,
+    }),
   }
   const coordination: RedisRunCoordination = createRedisRunCoordination({
     redis,

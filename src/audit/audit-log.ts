@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto'
+import { canonicalJson } from '../messages/canonical-json.js'
+import type { AuditEntry, AuditStore } from '../stores/audit-store.js'
+import type { AuditFileSink, SinkHealth } from './audit-file-sink.js'
+import { redactSecrets } from './redact-secrets.js'
+
+/** Records waiting to be written beyond this are dropped (and counted): auditing never holds memory hostage. */
+const MAX_QUEUED = 10_000
+
+export type AuditLogOptions = {
+  store: AuditStore
+  file?: AuditFileSink | undefined
+  /** TOOLEXEC_AUDIT_INPUTS: keep each input, redacted, besides its digest. */
+  includeInputs: boolean
+}
+
+/** An entry as the service hands it in: the input itself, which becomes a digest (and maybe a redacted copy). */
+export type AuditEvent = Omit<AuditEntry, 'input_sha256' | 'input' | 'ts'> & { input: unknown; ts?: string }
+
+export const inputDigest = (input: unknown) => createHash('sha256').update(canonicalJson(input)).digest('hex')
+
+/**
+ * The audit trail's writer (docs/adr/0245-audit-trail.md). `record` never throws and never makes
+ * a call wait: entries are queued and written in batches, in order, to the store and the file
+ * sink; a failing store or sink drops what it cannot write and says so in `health`.
+ */
+export function createAuditLog(options: AuditLogOptions) {
+  let queue: AuditEntry[] = []
+  let writing: Promise<void> | undefined
+  const store: SinkHealth = { ok: true, written: 0, dropped: 0 }
+
+  async function drain(): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue
+      queue = []
+      const lines = options.file ? batch.map((entry) => JSON.stringify(entry)) : []
+      await Promise.all([
+        options.store.append(batch).then(
+          () => {
+            store.ok = true
+            store.written += batch.length
+            delete store.lastError
+          },
+          (error: unknown) => {
+            store.ok = false
+            store.dropped += batch.length
+            store.lastError = error instanceof Error ? error.message : String(error)
+          },
+        ),
+        options.file?.write(lines),
+      ])
+    }
+  }
+
+  function schedule(): void {
+    writing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(drain).finally(() => {
+      writing = undefined
+      if (queue.length > 0) schedule()
+    })
+  }
+
+  return {
+    record(event: AuditEvent): void {
+      try {
+        const { input, ts, ...rest } = event
+        const entry: AuditEntry = {
+          ts: ts ?? new Date().toISOString(),
+          ...rest,
+          input_sha256: inputDigest(input),
+          ...(options.includeInputs ? { input: redactSecrets(input) } : {}),
+        }
+        if (queue.length >= MAX_QUEUED) {
+          store.dropped++
+          if (options.file) options.file.health.dropped++
+          return
+        }
+        queue.push(entry)
+        schedule()
+      } catch {
+        store.dropped++
+      }
+    },
+    list: options.store.list.bind(options.store),
+    health: () => ({ store: { ...store }, ...(options.file ? { file: { ...options.file.health } } : {}) }),
+    /** Writes what is queued (shutdown, tests). */
+    async flush(): Promise<void> {
+      while (writing || queue.length > 0) await (writing ?? drain())
+    },
+    async close(): Promise<void> {
+      await this.flush()
+      await options.file?.close()
+    },
+  }
+}
+
+export type AuditLog = ReturnType<typeof createAuditLog>

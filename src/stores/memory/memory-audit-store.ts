@@ -1,0 +1,38 @@
+import { type AuditRecord, type AuditStore, matchesAuditQuery } from '../audit-store.js'
+
+export type MemoryAuditStoreOptions = { ttlMs: number; maxRecords: number; now?: () => number }
+
+/**
+ * The audit trail in this process: a bounded list, oldest dropped first, and records past the
+ * TTL dropped as they are met. Ids are `<ms>-<seq>`, zero-padded so they sort as they were made.
+ */
+export function createMemoryAuditStore({ ttlMs, maxRecords, now = Date.now }: MemoryAuditStoreOptions): AuditStore {
+  const records: AuditRecord[] = []
+  let seq = 0
+  const idOf = (ms: number) => `${String(ms).padStart(15, '0')}-${String(seq++).padStart(10, '0')}`
+  const trim = () => {
+    const oldest = now() - ttlMs
+    let drop = Math.max(0, records.length - maxRecords)
+    while (drop < records.length && Date.parse(records[drop]!.ts) < oldest) drop++
+    if (drop > 0) records.splice(0, drop)
+  }
+  return {
+    async append(entries) {
+      for (const entry of entries) records.push({ ...entry, id: idOf(now()) })
+      trim()
+    },
+    async list(query) {
+      trim()
+      const page: AuditRecord[] = []
+      for (let index = records.length - 1; index >= 0; index--) {
+        const record = records[index]!
+        if (record.tenant !== query.tenant) continue
+        if (query.cursor !== undefined && record.id >= query.cursor) continue
+        if (!matchesAuditQuery(record, query)) continue
+        if (page.length === query.limit) return { records: page, next: page.at(-1)!.id }
+        page.push(record)
+      }
+      return { records: page }
+    },
+  }
+}
