@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import Fastify, { type FastifyServerOptions } from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import { askWebhookPlugin } from './plugins/ask-webhook.js'
 import { auditPlugin } from './plugins/audit.js'
 import { authPlugin } from './plugins/auth.js'
 import { blobStorePlugin } from './plugins/blob-store.js'
@@ -122,6 +123,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   })
   await app.register(toolPoolPlugin, { baseTools: options.baseTools, extraTools: options.extraTools })
   await app.register(runManagerPlugin, { createExecutor: options.createExecutor })
+  await app.register(askWebhookPlugin)
   await app.register(runMetricsPlugin)
   await app.register(lostRunsPlugin)
   // Before auth: its onRequest hook must see an upgrade request before auth can refuse it.

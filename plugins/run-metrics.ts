@@ -94,6 +94,31 @@ export const runMetricsPlugin = fp(
         if (health.file) this.set({ sink: 'file' }, health.file.ok ? 1 : 0)
       },
     })
+    const webhook = app.askWebhook
+    if (webhook) {
+      new Counter({
+        name: 'toolexec_ask_webhook_deliveries_total',
+        help: 'Ask webhook deliveries: delivered, failed (given up after the last attempt or refused), dropped (queue full)',
+        labelNames: ['outcome'],
+        registers: [metrics.registry],
+        collect() {
+          const stats = webhook.stats()
+          this.reset()
+          this.inc({ outcome: 'delivered' }, stats.delivered)
+          this.inc({ outcome: 'failed' }, stats.failed)
+          this.inc({ outcome: 'dropped' }, stats.dropped)
+        },
+      })
+      new Counter({
+        name: 'toolexec_ask_webhook_retries_total',
+        help: 'Ask webhook attempts retried after a network error, a timeout, 429 or 5xx',
+        registers: [metrics.registry],
+        collect() {
+          this.reset()
+          this.inc(webhook.stats().retried)
+        },
+      })
+    }
     const blobHealth = app.blobStore.health
     new Counter({
       name: 'toolexec_blob_write_failures_total',

@@ -59,6 +59,13 @@ export const EnvSchema = z.object({
   TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS: milliseconds(7 * 24 * HOUR),
   TOOLEXEC_MAX_WAITING_ASKS: count(10_000),
   TOOLEXEC_MAX_WAITING_ASKS_PER_TENANT: count(1000),
+  // The ask webhook (docs/permissions.md#webhook-for-asks).
+  TOOLEXEC_ASK_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TOOLEXEC_ASK_WEBHOOK_SECRET: z.string().min(16).optional(),
+  TOOLEXEC_ASK_WEBHOOK_TIMEOUT_MS: milliseconds(5 * SECOND),
+  TOOLEXEC_ASK_WEBHOOK_MAX_ATTEMPTS: count(6),
+  TOOLEXEC_ASK_WEBHOOK_RETRY_BASE_MS: milliseconds(SECOND),
+  TOOLEXEC_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   // The audit trail (docs/audit.md).
   TOOLEXEC_AUDIT_TTL_MS: milliseconds(30 * 24 * HOUR),
   TOOLEXEC_AUDIT_MAX_RECORDS: count(100_000),

@@ -19,6 +19,13 @@ export function createConfigSchema(cwd: string) {
   return EnvSchema.transform((env) => {
     const startupWarnings: string[] = []
     const maxToolUseConcurrency = parseConcurrency(env.CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY, startupWarnings)
+    // A webhook nobody can verify would teach receivers to skip the check.
+    if (env.TOOLEXEC_ASK_WEBHOOK_URL !== undefined && env.TOOLEXEC_ASK_WEBHOOK_SECRET === undefined) {
+      throw new ConfigError(
+        'TOOLEXEC_ASK_WEBHOOK_SECRET',
+        'must be set (16 characters or more) when TOOLEXEC_ASK_WEBHOOK_URL is: deliveries are signed with it',
+      )
+    }
     if (env.TOOLEXEC_PERMISSION_TIMEOUT_MS > env.TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS) {
       throw new ConfigError(
         'TOOLEXEC_PERMISSION_TIMEOUT_MS',
@@ -94,6 +101,20 @@ export function createConfigSchema(cwd: string) {
         maxWaitingAsks: env.TOOLEXEC_MAX_WAITING_ASKS,
         maxWaitingAsksPerTenant: Math.min(env.TOOLEXEC_MAX_WAITING_ASKS_PER_TENANT, env.TOOLEXEC_MAX_WAITING_ASKS),
       },
+      /** Where asks are announced (docs/adr/0246-ask-webhook.md); absent: nowhere. */
+      ...(env.TOOLEXEC_ASK_WEBHOOK_URL === undefined
+        ? {}
+        : {
+            askWebhook: {
+              url: env.TOOLEXEC_ASK_WEBHOOK_URL,
+              secret: env.TOOLEXEC_ASK_WEBHOOK_SECRET!,
+              timeoutMs: env.TOOLEXEC_ASK_WEBHOOK_TIMEOUT_MS,
+              maxAttempts: env.TOOLEXEC_ASK_WEBHOOK_MAX_ATTEMPTS,
+              retryBaseMs: env.TOOLEXEC_ASK_WEBHOOK_RETRY_BASE_MS,
+            },
+          }),
+      /** The service's address as people reach it: the base of the links it sends (ask URLs). */
+      ...(env.TOOLEXEC_PUBLIC_URL === undefined ? {} : { publicUrl: env.TOOLEXEC_PUBLIC_URL }),
       /** The audit trail (docs/audit.md, docs/adr/0245-audit-trail.md). */
       audit: {
         ttlMs: env.TOOLEXEC_AUDIT_TTL_MS,
