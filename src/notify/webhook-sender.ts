@@ -111,5 +111,3 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     },
   }
 }
-
-export type WebhookSender = ReturnType<typeof createWebhookSender>

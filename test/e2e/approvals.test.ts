@@ -99,6 +99,10 @@ describe('who may answer', () => {
       expect.objectContaining({ decision: 'allow', reason: 'answer', answered_by: 'alice' }),
     ])
     expect(JSON.stringify(events)).not.toContain(APPROVER)
+    const view = await call(RUNNER, 'GET', `/v1/runs/${runId}`)
+    expect(view.body!.resolved_permissions).toEqual([
+      { request_id: ask!.request_id, decision: 'allow', reason: 'answer', answered_by: 'alice' },
+    ])
     const result = events.find((event) => event.type === 'tool.result')
     expect(result).toMatchObject({ result: { tool_use_id: 't1' } })
     expect((result as { result: { is_error?: boolean } }).result.is_error).toBeUndefined()

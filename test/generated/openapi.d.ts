@@ -444,6 +444,27 @@ export interface components {
         };
         /** @description An open permission ask; answer it with POST /v1/runs/{run_id}/permissions/{request_id} */
         PermissionRequest: {
+            /** @description When it is denied unanswered */
+            expires_at?: string;
+            hints?: {
+                /** @description What made this call ask: an ask rule, a hook, the tool itself, or no rule allowing it */
+                asked_by: {
+                    /** @description The hook's or the tool's reason */
+                    reason?: string;
+                    /** @description The ask rule that matched, as written */
+                    rule?: string;
+                    /** @enum {string} */
+                    type: "rule" | "hook" | "tool" | "mode" | "default";
+                };
+                /** @description The tool says this input deletes or overwrites (isDestructive) */
+                destructive: boolean;
+                /** @description Set for shell commands: whether the sandbox lets this command reach the network */
+                network?: boolean;
+                /** @description Paths the call touches outside the session working directories */
+                outside_working_directories?: string[];
+                /** @description The tool says this input only reads (the tool's own isReadOnly) */
+                read_only: boolean;
+            };
             /** @description The input the call would run with */
             input: unknown;
             message: string;
@@ -495,6 +516,15 @@ export interface components {
          *       "events_url": "/v1/runs/run_6f1c2a4e-0d8b-4a51-9a2e-1c3f5b7d9e01/events",
          *       "permission_requests": [
          *         {
+         *           "expires_at": "2026-01-05T09:31:00.000Z",
+         *           "hints": {
+         *             "asked_by": {
+         *               "type": "default"
+         *             },
+         *             "destructive": false,
+         *             "network": false,
+         *             "read_only": true
+         *           },
          *           "input": {
          *             "command": "echo hello"
          *           },
@@ -504,6 +534,7 @@ export interface components {
          *           "tool_use_id": "toolu_01"
          *         }
          *       ],
+         *       "resolved_permissions": [],
          *       "results": [],
          *       "run_id": "run_6f1c2a4e-0d8b-4a51-9a2e-1c3f5b7d9e01",
          *       "session_id": "ses_2b7d0c1e-5a94-4f3b-8c6d-7e9f0a1b2c3d",
@@ -527,6 +558,16 @@ export interface components {
             message?: components["schemas"]["UserMessage"];
             /** @description Asks waiting for an answer (the permission.requested events not yet resolved) */
             permission_requests: components["schemas"]["PermissionRequest"][];
+            /** @description Asks that ended, in order: how, and which key answered */
+            resolved_permissions: {
+                /** @description The name of the key that answered */
+                answered_by?: string;
+                /** @enum {string} */
+                decision: "allow" | "deny";
+                reason?: string;
+                request_id: string;
+                rule_added?: string;
+            }[];
             /** @description Results so far, in block order */
             results: components["schemas"]["ToolResultBlock"][];
             run_id: string;

@@ -27,6 +27,8 @@ describe('GET /v1/runs/{run_id} for polling clients', () => {
         tool: 'Ask',
         input: { name: 'x' },
         message: expect.any(String),
+        expires_at: expect.any(String),
+        hints: { read_only: false, destructive: false, asked_by: { type: 'default' } },
       },
     ])
     const requestId = view.permission_requests[0].request_id as string

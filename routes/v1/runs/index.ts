@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { admissionHook } from '../../../plugins/run-manager.js'
-import { openPermissionRequests } from '../../../src/runs/control/open-permission-requests.js'
+import { openPermissionRequests, resolvedPermissions } from '../../../src/runs/control/open-permission-requests.js'
 import { requestFromBody } from '../../../src/runs/run-request.js'
 import { jsonResponse, problemResponses } from '../../responses.js'
 import {
@@ -56,8 +56,8 @@ export const runsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     handler: async (request) => {
       const record = await app.runManager.get(request.tenant, request.params.run_id)
-      const events = record.status === 'running' ? await app.stores.events.read(record.runId, 0) : []
-      return toRunView(record, openPermissionRequests(events))
+      const events = await app.stores.events.read(record.runId, 0)
+      return toRunView(record, openPermissionRequests(events), resolvedPermissions(events))
     },
   })
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { AskHintsSchema } from '../../../src/events/ask-hints.js'
 import { RunStatusSchema } from '../../../src/events/run-event.js'
 import { RunRequestOptionsShape } from '../../../src/runs/run-request.js'
 import {
@@ -47,6 +48,8 @@ const PermissionRequestSchema = z
     tool: z.string(),
     input: z.unknown().describe('The input the call would run with'),
     message: z.string(),
+    expires_at: z.string().optional().describe('When it is denied unanswered'),
+    hints: AskHintsSchema.optional(),
   })
   .meta({
     id: 'PermissionRequest',
@@ -87,6 +90,17 @@ export const RunSchema = z
     permission_requests: z
       .array(PermissionRequestSchema)
       .describe('Asks waiting for an answer (the permission.requested events not yet resolved)'),
+    resolved_permissions: z
+      .array(
+        z.object({
+          request_id: z.string(),
+          decision: z.enum(['allow', 'deny']),
+          reason: z.string().optional(),
+          answered_by: z.string().optional().describe('The name of the key that answered'),
+          rule_added: z.string().optional(),
+        }),
+      )
+      .describe('Asks that ended, in order: how, and which key answered'),
     blobs: z.array(BlobReferenceSchema),
     created_at: z.string(),
     finished_at: z.string().optional(),

@@ -1,5 +1,5 @@
 import type { BlobInfo } from '../../../src/results/blob-store.js'
-import type { OpenPermissionRequest } from '../../../src/runs/control/open-permission-requests.js'
+import type { OpenPermissionRequest, ResolvedPermission } from '../../../src/runs/control/open-permission-requests.js'
 import type { RunRecord } from '../../../src/stores/run-store.js'
 
 export const eventsUrl = (runId: string) => `/v1/runs/${runId}/events`
@@ -22,7 +22,11 @@ export function toRunResult(record: RunRecord) {
 const userMessage = (record: RunRecord) => ({ role: 'user' as const, content: record.results })
 
 /** GET /v1/runs/{run_id}: `message` once the run is over, the asks still open while it runs. */
-export function toRunView(record: RunRecord, permissionRequests: OpenPermissionRequest[]) {
+export function toRunView(
+  record: RunRecord,
+  permissionRequests: OpenPermissionRequest[],
+  resolved: ResolvedPermission[],
+) {
   return {
     run_id: record.runId,
     status: record.status,
@@ -32,6 +36,7 @@ export function toRunView(record: RunRecord, permissionRequests: OpenPermissionR
     results: record.results,
     ...(record.status === 'running' ? {} : { message: userMessage(record) }),
     permission_requests: record.status === 'running' ? permissionRequests : [],
+    resolved_permissions: resolved,
     blobs: record.blobs.map(blobReference),
     created_at: record.createdAt,
     ...(record.finishedAt === undefined ? {} : { finished_at: record.finishedAt }),

@@ -20,3 +20,20 @@ export function openPermissionRequests(events: readonly RunEvent[]): OpenPermiss
   }
   return [...open.values()]
 }
+
+/** A permission ask that ended, as GET /v1/runs/{run_id} lists it: how, and which key answered. */
+export type ResolvedPermission = Omit<
+  Extract<RunEvent, { type: 'permission.resolved' }>,
+  'type' | 'seq' | 'run_id' | 'ts'
+>
+
+/** The `permission.resolved` events of a run's log, in order. */
+export function resolvedPermissions(events: readonly RunEvent[]): ResolvedPermission[] {
+  const resolved: ResolvedPermission[] = []
+  for (const event of events) {
+    if (event.type !== 'permission.resolved') continue
+    const { type: _type, seq: _seq, run_id: _runId, ts: _ts, ...rest } = event
+    resolved.push(rest)
+  }
+  return resolved
+}
