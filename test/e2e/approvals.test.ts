@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunEvent } from '../../src/events/run-event.js'
 import { runCompleted } from '../helpers/run-completion.js'
 import { startTestServer, type TestServer } from '../helpers/start-test-server.js'
+import { connect } from '../helpers/ws-client.js'
 
 const KEYS =
   'ci=acme:runner:runner-secret,alice=acme:approver:approver-secret,ops=acme:admin:admin-secret,bob=globex:admin:globex-secret'
@@ -85,6 +86,12 @@ describe('who may answer', () => {
     })
     expect(runnerAnswer.status).toBe(403)
     expect(runnerAnswer.body!.detail).toContain('cannot answer permission asks')
+    // Nor over the run's event socket: the frame gets an error frame, the ask stays open.
+    const socket = connect(`${server.wsUrl}/v1/runs/${runId}/events`, { authorization: `Bearer ${RUNNER}` })
+    await socket.opened
+    socket.send({ type: 'permission.response', request_id: ask!.request_id, decision: 'allow' })
+    expect(await socket.until((frame) => frame.type === 'error')).toMatchObject({ code: 'role_forbidden' })
+    socket.socket.close()
     const answered = await call(APPROVER, 'POST', `/v1/runs/${runId}/permissions/${ask!.request_id}`, {
       decision: 'allow',
     })

@@ -217,4 +217,30 @@ describe('the audit trail', () => {
       api_key: '[redacted]',
     })
   })
+
+  it('a file sink on a full disk fails no call, and /readyz and /metrics say so', async () => {
+    // /dev/full refuses every write with ENOSPC, as a full disk does.
+    const full = await startTestServer({ lifetime: 'manual', env: { TOOLEXEC_AUDIT_FILE: '/dev/full' } })
+    try {
+      const response = await fetch(`${full.baseUrl}/v1/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tool_uses: [block('f1', 'Glob', { pattern: '*' })] }),
+      })
+      expect(response.status).toBe(200)
+      expect(((await response.json()) as Json).results[0].is_error).toBeUndefined()
+      await full.app.audit.flush()
+      const ready = await fetch(`${full.baseUrl}/readyz`)
+      expect(ready.status).toBe(200)
+      expect(((await ready.json()) as Json).audit).toMatchObject({
+        store: { ok: true, written: 2 },
+        file: { ok: false, dropped: 2, last_error: 'ENOSPC' },
+      })
+      const metrics = await (await fetch(`${full.baseUrl}/metrics`)).text()
+      expect(metrics).toContain('toolexec_audit_sink_up{sink="file"} 0')
+      expect(metrics).toContain('toolexec_audit_dropped_total{sink="file"} 2')
+    } finally {
+      await full.close()
+    }
+  })
 })
