@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { deferred } from '../async/deferred.js'
 import { ApiError } from '../errors/api-error.js'
-import type { RunEvent, RunStatus } from '../events/run-event.js'
+import type { RunStatus } from '../events/run-event.js'
 import type { SessionContext } from '../executor/session-context.js'
 import { lazyChild } from '../logging/lazy-child.js'
 import { type Logger, SILENT_LOGGER } from '../logging/logger.js'
@@ -11,6 +11,7 @@ import type { RunRecord } from '../stores/run-store.js'
 import type { SessionRecord } from '../stores/session-store.js'
 import type { Stores } from '../stores/stores.js'
 import type { Tools } from '../tool/tool.js'
+import { admittedRun } from './admitted-run.js'
 import type { Admission } from './capacity/admission.js'
 import { applyRemoteControl } from './control/remote-control.js'
 import { type LiveRun, type LiveRunDependencies, launchRun } from './live-run.js'
@@ -68,34 +69,22 @@ export function createRunStarter(options: RunStarterOptions) {
     const releaseHold = holding.value
     const session = claiming.value
     const logger = lazyChild(request.logger ?? baseLogger, { runId, sessionId: session.sessionId })
-    // A stored tool.result frees its call's admission slot (docs/adr/0120-admission-control.md).
-    const observe = (event: RunEvent, eventTenant: string) => {
-      if (event.type === 'tool.result') ticket?.callAnswered()
-      options.launch.observe(event, eventTenant)
-    }
+    const admitted = admittedRun(options.launch, ticket, { live, hold: releaseHold, logger })
     try {
-      const run = await launchRun(
-        { ...options.launch, observe },
-        {
-          runId,
-          session,
-          mode: request.mode,
-          tools: await options.toolsFor(sessions.contextFor(session)),
-          ...request.input,
-          runOptions: runOptionsOf(request.options, options.limits),
-          permissionTimeoutMs: permissionTimeoutOf(request.mode, request.options, options.limits),
-          ...(request.idempotency ? { idempotencyKey: request.idempotency.key } : {}),
-          ephemeralSession: request.sessionId === undefined,
-          logger,
-          ...(ticket ? { onAskWaiting: (waiting: boolean) => ticket.waiting(waiting) } : {}),
-        },
-      )
-      live.set(runId, run)
-      void run.finished.finally(() => {
-        live.delete(runId)
-        ticket?.release()
-        releaseHold?.().catch((error: unknown) => logger.error({ err: error }, 'releasing the run lease failed'))
+      const run = await launchRun(admitted.dependencies, {
+        runId,
+        session,
+        mode: request.mode,
+        tools: await options.toolsFor(sessions.contextFor(session)),
+        ...request.input,
+        runOptions: runOptionsOf(request.options, options.limits),
+        permissionTimeoutMs: permissionTimeoutOf(request.mode, request.options, options.limits),
+        ...(request.idempotency ? { idempotencyKey: request.idempotency.key } : {}),
+        ephemeralSession: request.sessionId === undefined,
+        logger,
+        ...admitted.asks,
       })
+      admitted.track(run)
       logger.info({ mode: request.mode, blocks: request.input.blocks.length }, 'run started')
       return run
     } catch (error) {

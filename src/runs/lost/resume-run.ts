@@ -1,8 +1,8 @@
-import type { RunEvent } from '../../events/run-event.js'
 import type { RunOptions } from '../../executor/run-options.js'
 import { lazyChild } from '../../logging/lazy-child.js'
 import { SILENT_LOGGER } from '../../logging/logger.js'
 import type { HeldRun } from '../../stores/run-coordination.js'
+import { admittedRun } from '../admitted-run.js'
 import type { PermissionAnswer } from '../control/permission-broker.js'
 import { applyRemoteControl } from '../control/remote-control.js'
 import { launchRun } from '../live-run.js'
@@ -36,41 +36,30 @@ export function createRunResumer(options: RunStarterOptions) {
       applyRemoteControl(live.get(runId), message),
     )
     const logger = lazyChild(baseLogger, { runId, sessionId: session.sessionId })
-    const observe = (event: RunEvent, eventTenant: string) => {
-      if (event.type === 'tool.result') ticket?.callAnswered()
-      options.launch.observe(event, eventTenant)
-    }
+    const admitted = admittedRun(options.launch, ticket, { live, hold: releaseHold, logger })
     try {
-      const run = await launchRun(
-        { ...options.launch, observe },
-        {
-          runId,
-          session,
-          mode: record.mode,
-          tools: await options.toolsFor(sessions.contextFor(session)),
-          blocks,
-          refusals: new Map(resume.refusals),
-          parentMessage: resume.parentMessage,
-          runOptions: resume.runOptions as RunOptions,
-          permissionTimeoutMs: resume.permissionTimeoutMs,
-          ...(record.idempotencyKey === undefined ? {} : { idempotencyKey: record.idempotencyKey }),
-          ephemeralSession: resume.ephemeralSession,
-          logger,
-          ...(ticket ? { onAskWaiting: (waiting: boolean) => ticket.waiting(waiting) } : {}),
-          resumed: {
-            record,
-            priorResults: plan.priorResults,
-            settled: plan.settled,
-            adoptedAsks: plan.adoptedAsks,
-          },
+      const run = await launchRun(admitted.dependencies, {
+        runId,
+        session,
+        mode: record.mode,
+        tools: await options.toolsFor(sessions.contextFor(session)),
+        blocks,
+        refusals: new Map(resume.refusals),
+        parentMessage: resume.parentMessage,
+        runOptions: resume.runOptions as RunOptions,
+        permissionTimeoutMs: resume.permissionTimeoutMs,
+        ...(record.idempotencyKey === undefined ? {} : { idempotencyKey: record.idempotencyKey }),
+        ephemeralSession: resume.ephemeralSession,
+        logger,
+        ...admitted.asks,
+        resumed: {
+          record,
+          priorResults: plan.priorResults,
+          settled: plan.settled,
+          adoptedAsks: plan.adoptedAsks,
         },
-      )
-      live.set(runId, run)
-      void run.finished.finally(() => {
-        live.delete(runId)
-        ticket?.release()
-        releaseHold().catch((error: unknown) => logger.error({ err: error }, 'releasing the run lease failed'))
       })
+      admitted.track(run)
       // Answers given while no instance held the run; later ones arrive over the control channel.
       for (const [requestId, answer] of await stores.runs.storedAnswers(runId))
         run.answerPermission(requestId, answer as PermissionAnswer)
