@@ -26,6 +26,6 @@ export function requireCapability(caller: Caller, capability: Capability): void 
   if (GRANTS[caller.role].has(capability)) return
   throw new ApiError(
     'role_forbidden',
-    `The key "${caller.keyName}" is a ${caller.role} key: it cannot ${WHAT[capability as Exclude<Capability, 'read'>]}`,
+    `The key "${caller.keyName}" has the ${caller.role} role: it cannot ${WHAT[capability as Exclude<Capability, 'read'>]}`,
   )
 }

@@ -76,7 +76,10 @@ describe('who may answer', () => {
     const refused = await call(APPROVER, 'POST', '/v1/runs', { wait: true, tool_uses: [write('t0', 'refused.txt')] })
     expect(refused.status).toBe(403)
     expect(refused.body).toMatchObject({ code: 'role_forbidden' })
-    expect(refused.body!.detail).toContain('"alice" is a approver key')
+    expect(refused.body!.detail).toContain('"alice" has the approver role')
+    // Nor through /mcp or a new session: both start work.
+    expect((await call(APPROVER, 'POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(403)
+    expect((await call(APPROVER, 'POST', '/v1/sessions', {})).status).toBe(403)
 
     const runId = await startRun({ tool_uses: [write('t1', 'approved.txt')] })
     const [ask] = await openAsksOf(runId)
