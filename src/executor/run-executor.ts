@@ -2,24 +2,19 @@ import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
 import { startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
-import { type RulesBySource, updatePermissionContext } from '../tool/permission-context.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
 import { admitCall } from './admit-call.js'
+import { reportFinished } from './call-outcome.js'
 import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
 import { cancelsSiblings } from './cancel-policy.js'
 import { describeCall } from './describe-call.js'
 import { NO_HOOKS } from './hook-runner.js'
 import { ALLOW_ALL } from './permission-gate.js'
 import { createResultYielder } from './result-yielder.js'
-import type {
-  AddToolUseOptions,
-  FinishedCall,
-  RunExecutor,
-  RunExecutorOptions,
-  RunOutcome,
-} from './run-executor-types.js'
+import type { AddToolUseOptions, RunExecutor, RunExecutorOptions, RunOutcome } from './run-executor-types.js'
 import type { CancelMode } from './run-options.js'
 import { canStart, type ExecutingSet } from './scheduling-rule.js'
+import { withSessionAllowRule } from './session-allow-rule.js'
 import type { SessionContext } from './session-context.js'
 import { applyContextModifier, toCallContext } from './session-context.js'
 import { settleOrAbort } from './settle-or-abort.js'
@@ -125,15 +120,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     call.outcome = outcome
     const duration = call.startedAt === undefined ? 0 : Date.now() - call.startedAt
     sink.event({ type: 'tool.completed', tool_use_id: call.block.id, is_error: outcome.isError, duration_ms: duration })
-    if (options.onCallFinished && (!call.settled || call.settled.lost)) {
-      options.onCallFinished({
-        toolUseId: call.block.id,
-        tool: call.tool?.name ?? call.block.name,
-        input: call.block.input,
-        outcome: callOutcomeOf(call, outcome),
-        durationMs: duration,
-      })
-    }
+    if (options.onCallFinished) reportFinished(options.onCallFinished, call, outcome, duration)
     // Serial calls change the context before the next call starts; a concurrent group's
     // modifiers wait until the whole group is over and then apply in block order.
     if (outcome.contextModifier && call.safe) {
@@ -309,16 +296,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       )
     },
     addAllowRule(rule: string): void {
-      // "Allow always for this session": the calls after this answer see it, and the session
-      // keeps it when the run gives its context back (docs/adr/0242-asks-a-person-can-judge.md).
-      const context = session.permissionContext
-      const rules = context.alwaysAllowRules
-      session = {
-        ...session,
-        permissionContext: updatePermissionContext(context, {
-          alwaysAllowRules: { ...(rules as RulesBySource), session: [...(rules.session ?? []), rule] },
-        }),
-      }
+      session = withSessionAllowRule(session, rule)
     },
     awaitingAnswer(toolUseId: string, waiting: boolean): void {
       // A person may take hours: the call's deadline counts from when it may run
@@ -339,13 +317,4 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       return queued
     },
   }
-}
-
-/** How the audit trail names a call's end. */
-function callOutcomeOf(call: TrackedCall, outcome: CallOutcome): FinishedCall['outcome'] {
-  if (call.settled?.lost) return 'lost'
-  if (outcome.denied) return 'denied'
-  const kind = call.abortReason?.kind
-  if (kind !== undefined && kind !== 'timeout') return 'cancelled'
-  return outcome.isError ? 'error' : 'ok'
 }

@@ -19,8 +19,7 @@ import type { ToolEnvironment } from '../tool/tool.js'
 import type { TextEditorType, Toolset } from '../tool/toolset.js'
 import { confineDirectory } from './confine-path.js'
 import { stripOperatorLayer, withOperatorLayer } from './operator-layer.js'
-
-type SessionRules = { allow?: string[] | undefined; deny?: string[] | undefined; ask?: string[] | undefined }
+import { checkRuleBytes, type SessionRules } from './session-rules.js'
 
 /** The request body of POST /v1/sessions as its schema parses it (absent and undefined alike). */
 export type CreateSessionInput = {
@@ -162,7 +161,7 @@ export function createSessionService(options: SessionServiceOptions) {
       deny: rules.deny ?? [...(own.alwaysDenyRules.session ?? [])],
       ask: rules.ask ?? [...(own.alwaysAskRules.session ?? [])],
     }
-    checkRuleBytes(next)
+    checkRuleBytes(next, options.limits?.maxRuleBytes)
     const invalid = findInvalidRules({ session: [...next.allow, ...next.deny, ...next.ask] })
     if (invalid.length > 0)
       throw new ApiError('invalid_permission_rule', invalid.map((error) => error.message).join('; '))
@@ -184,23 +183,10 @@ export function createSessionService(options: SessionServiceOptions) {
     return { ...session, permissionContext, activeRunId: undefined }
   }
 
-  function checkRuleBytes({ allow = [], deny = [], ask = [] }: SessionRules): void {
-    const limits = options.limits
-    if (!limits) return
-    let ruleBytes = 0
-    for (const rule of [...allow, ...deny, ...ask]) ruleBytes += Buffer.byteLength(rule)
-    if (ruleBytes > limits.maxRuleBytes) {
-      throw new ApiError(
-        'session_rules_too_large',
-        `The session's rules take ${ruleBytes} bytes, over the limit of ${limits.maxRuleBytes} (TOOLEXEC_MAX_SESSION_RULE_BYTES): put common rules in the settings file, or use fewer, broader ones`,
-      )
-    }
-  }
-
   async function checkLimits(tenant: string, input: CreateSessionInput): Promise<void> {
     const limits = options.limits
     if (!limits) return
-    checkRuleBytes(input.permissions ?? {})
+    checkRuleBytes(input.permissions ?? {}, limits.maxRuleBytes)
     const open = await store.count(tenant, now())
     const full =
       open.tenant >= limits.maxSessionsPerTenant
