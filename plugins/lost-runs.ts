@@ -33,8 +33,7 @@ export const lostRunsPlugin = fp(
                 run_id: run.runId,
                 tool_use_id: call.toolUseId,
                 tool: call.tool,
-                // The lost instance took the input with it; the record says which call, not what it held.
-                input: null,
+                input: call.input,
                 outcome: 'lost',
                 duration_ms: 0,
               }),

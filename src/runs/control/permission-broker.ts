@@ -110,6 +110,9 @@ export function createPermissionBroker(options: PermissionBrokerOptions) {
       const expiresAt = reused?.expiresAt ?? openedAt + timeoutMs
       if (options.onWaiting?.(prompt.toolUseId, true) === false) {
         const message = options.waitingBoundMessage?.(prompt.tool) ?? 'Too many asks are waiting'
+        // An adopted ask is open in the log: it is closed there too, saying why.
+        if (reused)
+          emit({ type: 'permission.resolved', request_id: requestId, decision: 'deny', reason: 'waiting_bound' })
         return Promise.resolve({ decision: 'deny', message, ended: 'waiting_bound' })
       }
       return new Promise<PromptOutcome>((resolve) => {

@@ -17,7 +17,7 @@ export async function closeLostRun(
     runTtlMs: number
     now: () => number
     /** Each call given the lost-call text (the audit trail's `lost`). */
-    onLost?: (call: { toolUseId: string; tool: string; sessionId: string }) => void
+    onLost?: (call: { toolUseId: string; tool: string; sessionId: string; input: unknown }) => void
   },
 ): Promise<boolean> {
   const record = await stores.runs.get(tenant, runId)
@@ -34,7 +34,11 @@ export async function closeLostRun(
   for (const toolUseId of order.filter((id) => !answered.has(id))) {
     const kept = held.get(toolUseId)
     const tool = names.get(toolUseId) ?? 'the call'
-    if (!kept) options.onLost?.({ toolUseId, tool, sessionId: record.sessionId })
+    if (!kept) {
+      // The input is known where the record kept what a survivor needs (docs/adr/0243).
+      const input = record.resume?.blocks.find((block) => block.id === toolUseId)?.input ?? null
+      options.onLost?.({ toolUseId, tool, sessionId: record.sessionId, input })
+    }
     const result = kept ?? toolResult(toolUseId, lostExecutorMessage(tool), true)
     results.push(result)
     await stores.events.append(runId, { type: 'tool.result', tool_use_id: toolUseId, result })

@@ -60,15 +60,20 @@ export function createRunResumer(options: RunStarterOptions) {
         },
       })
       admitted.track(run)
-      // Answers given while no instance held the run; later ones arrive over the control channel.
-      for (const [requestId, answer] of await stores.runs.storedAnswers(runId))
-        run.answerPermission(requestId, answer as PermissionAnswer)
       logger.warn({ rerun: plan.rerun, settled: plan.settled.size }, 'took over a run whose instance was lost')
-      return true
     } catch (error) {
       ticket?.release()
       await releaseHold()
       throw error
     }
+    // The run is live here now: whatever happens below, it is not closed as lost.
+    // Answers given while no instance held the run; later ones arrive over the control channel.
+    const run = live.get(runId)
+    const stored = await stores.runs.storedAnswers(runId).catch((error: unknown) => {
+      logger.error({ err: error }, 'reading the answers kept for a run taken over failed: its asks wait on')
+      return new Map<string, unknown>()
+    })
+    for (const [requestId, answer] of stored) run?.answerPermission(requestId, answer as PermissionAnswer)
+    return true
   }
 }
