@@ -35,10 +35,11 @@ export function createRunControl(
         const message: RemoteControl = { kind: 'answer', requestId, answer }
         const sent = await coordination.send(runId, message)
         applied = sent === true
-        // No instance holds the run: its instance was lost and no survivor has taken it over yet.
-        // The answer is kept for the survivor, then sent again in case one took it over meanwhile
+        // No instance holds the run (its instance was lost, no survivor has it yet), or a survivor
+        // holds it but has not launched it yet: the answer is kept for the survivor, which reads
+        // kept answers once the run is live, then sent again in case it is live by now
         // (docs/adr/0243-taking-over-a-waiting-run.md).
-        if (sent === undefined && (await isOpen(stores, runId, requestId))) {
+        if (sent !== true && (await isOpen(stores, runId, requestId))) {
           await stores.runs.storeAnswer(runId, requestId, answer)
           await coordination.send(runId, message)
           applied = true
