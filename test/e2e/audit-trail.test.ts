@@ -197,7 +197,11 @@ describe('the audit trail', () => {
     } while (cursor)
     expect(new Set(all).size).toBe(all.length)
     expect([...all].sort().reverse()).toEqual(all)
-    expect((await call('ops', 'GET', '/v1/audit?cursor=nope')).code).toBe('invalid_cursor')
+    expect(await call('ops', 'GET', '/v1/audit?cursor=nope')).toMatchObject({ http: 400, code: 'invalid_cursor' })
+    // A date that is not ISO 8601 with an offset is refused, not read as "no bound".
+    const badDate = await call('ops', 'GET', '/v1/audit?after=yesterday')
+    expect(badDate.http).toBe(400)
+    expect(badDate.code).toBe('invalid_request')
     server.app.audit.record({
       kind: 'decision',
       tenant: 'acme',
