@@ -46,8 +46,12 @@ export function createWebhookSender(options: WebhookSenderOptions) {
       wake = resolve
     })
 
-  async function attempt(delivery: Delivery): Promise<'done' | 'retry' | 'refused'> {
+  /** Aborts the attempt in flight when the sender closes, so no request outlives the service. */
+  let inFlight: AbortController | undefined
+
+  async function attempt(delivery: Delivery): Promise<{ outcome: 'done' | 'retry' | 'refused'; cause: string }> {
     const timestamp = Math.floor(Date.now() / 1000)
+    inFlight = new AbortController()
     try {
       const response = await fetch(options.url, {
         method: 'POST',
@@ -57,13 +61,17 @@ export function createWebhookSender(options: WebhookSenderOptions) {
           'toolexec-signature': signWebhook(delivery.body, options.secret, timestamp),
         },
         body: delivery.body,
-        signal: AbortSignal.timeout(options.timeoutMs),
+        signal: AbortSignal.any([inFlight.signal, AbortSignal.timeout(options.timeoutMs)]),
       })
       await response.body?.cancel().catch(() => undefined)
-      if (response.ok) return 'done'
-      return response.status === 429 || response.status >= 500 ? 'retry' : 'refused'
-    } catch {
-      return 'retry'
+      const cause = `HTTP ${response.status}`
+      if (response.ok) return { outcome: 'done', cause }
+      return { outcome: response.status === 429 || response.status >= 500 ? 'retry' : 'refused', cause }
+    } catch (error) {
+      const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.name) : String(error)
+      return { outcome: 'retry', cause }
+    } finally {
+      inFlight = undefined
     }
   }
 
@@ -72,7 +80,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     while (queue.length > 0 && !closed) {
       const delivery = queue[0]!
       delivery.attempts++
-      const outcome = await attempt(delivery)
+      const { outcome, cause } = await attempt(delivery)
       if (outcome === 'retry' && delivery.attempts < options.maxAttempts && !closed) {
         stats.retried++
         const backoff = Math.min(MAX_BACKOFF_MS, options.retryBaseMs * 2 ** (delivery.attempts - 1))
@@ -83,7 +91,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
       if (outcome === 'done') stats.delivered++
       else {
         stats.failed++
-        options.onGiveUp?.({ id: delivery.id, attempts: delivery.attempts, lastError: outcome })
+        options.onGiveUp?.({ id: delivery.id, attempts: delivery.attempts, lastError: cause })
       }
     }
     running = false
@@ -95,9 +103,11 @@ export function createWebhookSender(options: WebhookSenderOptions) {
       const id = randomUUID()
       if (closed) return id
       if (queue.length >= maxQueued) {
-        // The oldest not in flight goes: a receiver that is down for long sees the newest asks.
-        queue.splice(1, 1)
         stats.dropped++
+        // The oldest not in flight goes: a receiver that is down for long sees the newest asks.
+        // With only the one in flight queued, the new delivery is the one dropped.
+        if (queue.length < 2) return id
+        queue.splice(1, 1)
       }
       queue.push({ id, body: JSON.stringify({ id, ...payload }), attempts: 0 })
       if (!running) void run()
@@ -106,6 +116,7 @@ export function createWebhookSender(options: WebhookSenderOptions) {
     stats: () => ({ ...stats, queued: queue.length }),
     close(): void {
       closed = true
+      inFlight?.abort()
       for (const timer of sleeping) clearTimeout(timer)
       wake?.()
     },
