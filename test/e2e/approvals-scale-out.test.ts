@@ -11,7 +11,8 @@ import { type RedisServer, redisSkipReason, startRedisServer } from '../helpers/
 import { type ServiceProcess, startServiceProcess } from '../helpers/service-process.js'
 import { connect, type Frame } from '../helpers/ws-client.js'
 
-const LEASE_MS = 1500
+// Long enough that a loaded host does not take a live instance for a lost one.
+const LEASE_MS = 3000
 
 type Json = Record<string, any>
 
