@@ -2,7 +2,7 @@
 // with SIGKILL mid-run has its run closed by a survivor within the lease (one honest result per
 // call, status `lost`); a Redis restart with AOF mid-run loses no event; Redis away means 503 with
 // Retry-After and an unready /readyz, then recovery; instances with different directories refuse to start.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -62,8 +62,10 @@ describe.skipIf(redisSkipReason !== undefined)('failures under scale-out', () =>
     const [a, b] = await Promise.all([start(), start()])
     const run = await startRun(a, [
       bash('t1', 'echo quick'),
-      bash('t2', 'sleep 5; echo slow'),
-      bash('t3', 'echo never'),
+      // Writes, so they run in series: t3 has not started when A dies, on any host. (Read-only
+      // calls would run beside t2, and t3's held result would race the kill: docs/adr/0238.)
+      bash('t2', 'sleep 5; touch slow'),
+      bash('t3', 'touch never'),
     ])
     const client = connect(`${b.wsUrl}${run.events_url}`)
     await client.until((frame) => frame.type === 'tool.started' && frame.tool_use_id === 't2')
@@ -92,6 +94,7 @@ describe.skipIf(redisSkipReason !== undefined)('failures under scale-out', () =>
     }
     expect(record).toMatchObject({ status: 'lost' })
     expect(record.results).toHaveLength(3)
+    expect(existsSync(path.join(data, 'workspace', 'never'))).toBe(false)
     // The session is free again.
     const next = await post(b, '/v1/runs', { session_id: run.session_id, tool_uses: [bash('t4', 'echo again')] })
     expect(next.status).toBe(200)
