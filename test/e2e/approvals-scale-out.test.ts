@@ -114,6 +114,8 @@ describe.skipIf(redisSkipReason !== undefined)('approvals under scale-out', () =
     const followWaiting = connect(`${b.wsUrl}/v1/runs/${waiting}/events`)
     const followBeside = connect(`${c.wsUrl}/v1/runs/${beside}/events`)
     await followBeside.until((frame) => frame.type === 'permission.requested')
+    // s1 must have started on A, on any host, for its result to be the lost-call text.
+    await followBeside.until((frame) => frame.type === 'tool.started' && frame.tool_use_id === 's1')
     a.kill()
     await a.exited
     // Answered on C at once, while no instance holds the runs: kept for the survivor.
