@@ -28,6 +28,7 @@ import { swaggerPlugin } from './plugins/swagger.js'
 import { telemetryPlugin } from './plugins/telemetry.js'
 import { toolPoolPlugin } from './plugins/tool-pool.js'
 import { websocketPlugin } from './plugins/websocket.js'
+import { consoleRoutes } from './routes/console.js'
 import { healthRoutes } from './routes/health.js'
 import { mcpRoutes } from './routes/mcp.js'
 import { metricsRoutes } from './routes/metrics.js'
@@ -65,6 +66,8 @@ export type BuildAppOptions = {
   stores?: Stores
   createExecutor?: (options: RunExecutorOptions) => RunExecutor
   logger?: FastifyServerOptions['logger']
+  /** Where the built console is (default: dist/console under the package root). */
+  consoleDirectory?: string
   /** Where the default JSON logger writes (default stdout); tests capture lines here. */
   logStream?: LogStream
 }
@@ -148,6 +151,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(blobsRoutes)
   await app.register(mcpServersRoutes)
   await app.register(mcpRoutes)
+  if (config.console) await app.register(consoleRoutes, { directory: options.consoleDirectory })
   return app
 }
 

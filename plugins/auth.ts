@@ -23,6 +23,10 @@ declare module 'fastify' {
 // Operational endpoints stay reachable for probes, scrapers and people reading the docs.
 const PUBLIC_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json'])
 
+/** The API docs and the console: pages holding no data, which ask for a key themselves. */
+const isPageRoute = (route: string) =>
+  route === '/docs' || route.startsWith('/docs/') || route === '/console' || route.startsWith('/console/')
+
 /** The caller of a request the auth plugin has seen. */
 export const callerOf = (request: { tenant: string; keyName: string; role: KeyRole }): Caller => ({
   tenant: request.tenant,
@@ -42,7 +46,7 @@ export const authPlugin = fp(
     app.decorateRequest('role', 'runner')
     app.addHook('onRequest', (request, _reply, done) => {
       const route = request.routeOptions.url ?? ''
-      if (PUBLIC_ROUTES.has(route) || route === '/docs' || route.startsWith('/docs/')) return done()
+      if (PUBLIC_ROUTES.has(route) || isPageRoute(route)) return done()
       try {
         const caller = authenticate({
           authorization: request.headers.authorization,

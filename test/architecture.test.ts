@@ -45,7 +45,7 @@ function isForbidden(specifier: string, file: string): boolean {
  * strictly lower rank, type-only imports included; two folders of one rank never import each other.
  */
 const FOLDER_RANKS: readonly (readonly string[])[] = [
-  ['messages', 'errors', 'async', 'paths', 'shell', 'logging', 'telemetry', 'net', 'notify'],
+  ['messages', 'errors', 'async', 'paths', 'shell', 'logging', 'telemetry', 'net', 'notify', 'console'],
   ['events', 'auth', 'results'],
   ['tool', 'metrics'],
   ['tools', 'stores', 'mcp/client'],

@@ -66,6 +66,7 @@ export const EnvSchema = z.object({
   TOOLEXEC_ASK_WEBHOOK_MAX_ATTEMPTS: count(6),
   TOOLEXEC_ASK_WEBHOOK_RETRY_BASE_MS: milliseconds(SECOND),
   TOOLEXEC_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TOOLEXEC_CONSOLE: z.stringbool().default(true),
   // The audit trail (docs/audit.md).
   TOOLEXEC_AUDIT_TTL_MS: milliseconds(30 * 24 * HOUR),
   TOOLEXEC_AUDIT_MAX_RECORDS: count(100_000),

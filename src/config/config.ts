@@ -115,6 +115,8 @@ export function createConfigSchema(cwd: string) {
           }),
       /** The service's address as people reach it: the base of the links it sends (ask URLs). */
       ...(env.TOOLEXEC_PUBLIC_URL === undefined ? {} : { publicUrl: env.TOOLEXEC_PUBLIC_URL }),
+      /** Serve the console at /console (docs/console.md). */
+      console: env.TOOLEXEC_CONSOLE,
       /** The audit trail (docs/audit.md, docs/adr/0245-audit-trail.md). */
       audit: {
         ttlMs: env.TOOLEXEC_AUDIT_TTL_MS,

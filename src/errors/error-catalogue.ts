@@ -51,6 +51,7 @@ export const ERROR_CATALOGUE = {
   shutting_down: { status: 503, title: 'Server shutting down' },
   server_at_capacity: { status: 503, title: 'Server at capacity' },
   store_unavailable: { status: 503, title: 'Shared store unavailable' },
+  console_not_built: { status: 503, title: 'Console not built' },
   internal_error: { status: 500, title: 'Internal server error' },
 } as const satisfies Record<string, { status: number; title: string }>
 

@@ -15,6 +15,7 @@ export const RunEventBodySchema = z.discriminatedUnion('type', [
     type: z.literal('tool.queued'),
     tool_use_id: z.string(),
     name: z.string(),
+    input: z.unknown().describe('The input as the block gave it'),
     concurrency_safe: z.boolean(),
   }),
   z.object({ type: z.literal('tool.started'), tool_use_id: z.string() }),

@@ -245,7 +245,13 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       call.parsedInput = undefined
       immediateError = pipelineFaultMessage(call.tool?.name ?? call.block.name, String(fault))
     }
-    sink.event({ type: 'tool.queued', tool_use_id: call.block.id, name: call.block.name, concurrency_safe: call.safe })
+    sink.event({
+      type: 'tool.queued',
+      tool_use_id: call.block.id,
+      name: call.block.name,
+      input: call.block.input,
+      concurrency_safe: call.safe,
+    })
     if (call.settled !== undefined) {
       // Settled before this instance had the run: it does not run again and says nothing of its siblings.
       call.stoppedByEngine = true

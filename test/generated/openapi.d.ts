@@ -494,7 +494,7 @@ export interface components {
              * @description Stable error code; see docs/api.md
              * @enum {string}
              */
-            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "permission_timeout_too_long" | "invalid_cursor" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "path_parameter_too_long" | "invalid_permission_rule" | "session_rules_too_large" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "role_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "too_many_connections" | "too_many_sessions" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "store_unavailable" | "internal_error";
+            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "permission_timeout_too_long" | "invalid_cursor" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "path_parameter_too_long" | "invalid_permission_rule" | "session_rules_too_large" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "role_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "too_many_connections" | "too_many_sessions" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "store_unavailable" | "console_not_built" | "internal_error";
             detail: string;
             /** @description invalid_request from schema validation: one entry per problem */
             errors?: {
@@ -599,6 +599,8 @@ export interface components {
             type: "run.started";
         } | {
             concurrency_safe: boolean;
+            /** @description The input as the block gave it */
+            input: unknown;
             name: string;
             run_id: string;
             seq: number;
