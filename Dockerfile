@@ -10,6 +10,10 @@ COPY tsconfig.json tsconfig.build.json app.ts server.ts ./
 COPY src ./src
 COPY plugins ./plugins
 COPY routes ./routes
+# The console (docs/console.md): bundled by esbuild, typed against the committed OpenAPI types.
+COPY console ./console
+COPY scripts/build-console.ts ./scripts/
+COPY test/generated ./test/generated
 RUN npm run build
 
 # Runtime stage: production dependencies and dist/ only.

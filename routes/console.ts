@@ -22,8 +22,10 @@ export const consoleRoutes: FastifyPluginAsyncZod<{ directory?: string | undefin
     return ifNoneMatch === asset.etag ? reply.code(304).send() : reply.send(asset.body)
   }
 
-  app.get('/console/assets/:name', { schema: { hide: true, params: z.object({ name: z.string() }) } }, (request, reply) =>
-    serve(request.params.name, request.headers['if-none-match'], reply),
+  app.get(
+    '/console/assets/:name',
+    { schema: { hide: true, params: z.object({ name: z.string() }) } },
+    (request, reply) => serve(request.params.name, request.headers['if-none-match'], reply),
   )
   for (const url of ['/console', '/console/*']) {
     app.get(url, { schema: { hide: true } }, (request, reply) =>

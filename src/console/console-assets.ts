@@ -15,17 +15,12 @@ const CONTENT_TYPES: Record<string, string> = {
 }
 
 /**
- * Where `npm run build` writes the console: `dist/console` under the package root, found from
- * this module whether it runs compiled (`dist/src/console`) or from source under the test runner.
+ * Where `npm run build` writes the console: `dist/console`, found from this module whether it
+ * runs compiled (`dist/src/console/`) or from source under the test runner (`src/console/`).
  */
 export function defaultConsoleDirectory(): string {
-  let directory = path.dirname(fileURLToPath(import.meta.url))
-  while (!existsSync(path.join(directory, 'package.json'))) {
-    const parent = path.dirname(directory)
-    if (parent === directory) break
-    directory = parent
-  }
-  return path.join(directory, 'dist', 'console')
+  const above = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+  return path.basename(above) === 'dist' ? path.join(above, 'console') : path.join(above, 'dist', 'console')
 }
 
 /**
