@@ -37,6 +37,9 @@ export function followEvents(runId: string, options: FollowOptions): () => void 
   return () => controller.abort()
 }
 
+/** The longest the page parses events without letting the browser draw or answer input. */
+const SLICE_MS = 25
+
 type StreamOutcome = { end: FollowState } | { retry: string }
 
 async function readStream(runId: string, options: FollowOptions, signal: AbortSignal): Promise<StreamOutcome> {
@@ -63,6 +66,7 @@ async function readStream(runId: string, options: FollowOptions, signal: AbortSi
     },
   })
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+  let sliceStarted = performance.now()
   for (;;) {
     const { done, value } = await reader.read()
     if (done) break
@@ -70,6 +74,12 @@ async function readStream(runId: string, options: FollowOptions, signal: AbortSi
     if (batch.length > 0) {
       options.onEvents(batch)
       batch = []
+    }
+    // A replay arrives faster than it is parsed and each read resolves at once: without a pause
+    // the whole replay would be one task, and the page would not answer a click until it ends.
+    if (performance.now() - sliceStarted > SLICE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 0))
+      sliceStarted = performance.now()
     }
   }
   return completed ? { end: { kind: 'done' } } : { retry: 'the event stream ended early' }

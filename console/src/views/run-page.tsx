@@ -1,8 +1,8 @@
-import { useEffect, useMemo, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, describeError, type RunView, unwrap } from '../api.js'
 import { type FollowState, followEvents } from '../follow-events.js'
 import { pathOf } from '../router.js'
-import { RunTimeline } from '../run-timeline.js'
+import { type CallState, RunTimeline } from '../run-timeline.js'
 import { AskCard, ResolvedAsk } from './ask-card.js'
 import { CallCard } from './call-card.js'
 import { ErrorNote, Link, PageHeading, StatusBadge, Time } from './common.js'
@@ -128,11 +128,7 @@ export function RunPage({ runId, requestId }: { runId: string; requestId: string
       )}
       <section aria-labelledby="calls">
         <h2 id="calls">Calls ({calls.length})</h2>
-        <ol class="calls">
-          {calls.map((call) => (
-            <CallCard key={call.id} call={call} rev={call.rev} />
-          ))}
-        </ol>
+        <CallList calls={calls} />
       </section>
       {resolvedAsks.length > 0 && (
         <section aria-labelledby="answered">
@@ -145,5 +141,41 @@ export function RunPage({ runId, requestId }: { runId: string; requestId: string
         </section>
       )}
     </main>
+  )
+}
+
+/** Calls drawn per step: a run of thousands of calls draws the first ones at once, the rest as the reader scrolls. */
+const CALLS_PER_STEP = 100
+
+function CallList({ calls }: { calls: CallState[] }) {
+  const [shown, setShown] = useState(CALLS_PER_STEP)
+  const sentinel = useRef<HTMLDivElement>(null)
+  const more = calls.length > shown
+  useEffect(() => {
+    if (!more || sentinel.current === null) return
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) setShown((count) => count + CALLS_PER_STEP)
+    })
+    observer.observe(sentinel.current)
+    return () => observer.disconnect()
+  }, [more, shown])
+  return (
+    <>
+      <ol class="calls">
+        {calls.slice(0, shown).map((call) => (
+          <CallCard key={call.id} call={call} rev={call.rev} />
+        ))}
+      </ol>
+      {more && (
+        <div ref={sentinel} class="more">
+          <span>
+            {shown} of {calls.length} calls shown.
+          </span>{' '}
+          <button type="button" onClick={() => setShown(calls.length)}>
+            Show all {calls.length}
+          </button>
+        </div>
+      )}
+    </>
   )
 }
