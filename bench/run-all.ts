@@ -45,6 +45,7 @@ const benches: [script: string, args: string[]][] = [
   ['bench/event-subscribers.ts', ['100']],
   ['bench/bash-memory.ts', ['1000']],
   ['bench/soak.ts', ['--seconds', soakSeconds]],
+  ['bench/console-render.ts', ['1000', '2500']],
 ]
 
 buildOnce()
