@@ -209,6 +209,38 @@ describe.skipIf(browserSkipReason !== undefined)('the console in a real browser'
     for (let line = 1; line <= 30; line++) expect(result).toMatch(new RegExp(`line-${line}(\n|$)`))
   })
 
+  it('resumes a dropped event stream after the last event it applied, with nothing twice', async () => {
+    const runId = await startRun(server, RUNNER, { allow: ['Bash'] }, [
+      bash('toolu_1', 'echo one'),
+      bash('toolu_2', 'echo two'),
+    ])
+    await finished(server, RUNNER, runId)
+    const full = await fetch(`${server.baseUrl}/v1/runs/${runId}/events`, {
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${RUNNER}` },
+    }).then((response) => response.text())
+    const records = full.split('\n\n').filter((record) => record.includes('\ndata: '))
+    await openConsole('/console')
+    // The first stream ends after three events, as a dropped connection would; the rest is real.
+    const asked: string[] = []
+    await page.route(`**/v1/runs/${runId}/events?**`, async (route) => {
+      asked.push(new URL(route.request().url()).searchParams.get('after') ?? '')
+      if (asked.length > 1) return route.continue()
+      await route.fulfill({
+        status: 200,
+        headers: { 'content-type': 'text/event-stream' },
+        body: `${records.slice(0, 3).join('\n\n')}\n\n`,
+      })
+    })
+    await page.goto(`${server.baseUrl}/console/runs/${runId}`)
+    await page.getByText('Finished: every event received').waitFor()
+    expect(asked).toEqual(['0', '3'])
+    const main = page.locator('main')
+    expect(Number(await main.getAttribute('data-applied'))).toBe(records.length)
+    expect(await main.getAttribute('data-gaps')).toBe('0')
+    expect(await main.getAttribute('data-duplicates')).toBe('0')
+    await page.locator('[data-tool-use-id="toolu_2"] .result').getByText('two').waitFor()
+  })
+
   it('says what a runner key may not do when it answers', async () => {
     const runId = await startRun(server, RUNNER, { ask: ['Bash'] }, [bash('toolu_1', 'echo no')])
     await openConsole(`/console/runs/${runId}`, RUNNER)
