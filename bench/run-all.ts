@@ -44,6 +44,7 @@ const benches: [script: string, args: string[]][] = [
   ['bench/mcp-peer.ts', ['--duration', duration, '--concurrency', '50']],
   ['bench/event-subscribers.ts', ['100']],
   ['bench/bash-memory.ts', ['1000']],
+  ['bench/tool-overhead.ts', ['--seconds', String(Number(duration) * 2)]],
   ['bench/soak.ts', ['--seconds', soakSeconds]],
   ['bench/console-render.ts', ['1000', '2500']],
 ]

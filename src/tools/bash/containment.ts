@@ -30,14 +30,23 @@ const PID_NAMESPACE_PREFIX = [
  * The first process of a PID namespace ignores SIGTERM unless it handles it, so a plain shell
  * there would wait for the SIGKILL grace. This one passes SIGTERM to every process of the
  * namespace (`kill -1` inside reaches `setsid` ones too) and exits, which ends the namespace.
- * Output merging is the same as the plain shell's (run-shell-command.ts).
+ * Output merging is the same as the plain shell's (run-shell-command.ts). It is POSIX sh, run by
+ * WRAPPER_SHELL like the merging shell (docs/adr/0290-wrapper-shells-are-sh.md).
  */
 const NAMESPACE_INIT = 'trap "kill -TERM -1 2>/dev/null; exit 143" TERM; bash -c "$1" 2>&1 & wait $!'
 
+/**
+ * The shell that runs the wrappers around the command (the stderr merge, the namespace's first
+ * process): `/bin/sh`, which starts in about a third of bash's time. The command itself always
+ * runs in `bash -c`, with `bash` as its `$0`.
+ */
+export const WRAPPER_SHELL = '/bin/sh'
+
 /** The argv of `bash -c COMMAND` (stderr merged) under `containment`; bwrap builds its own. */
 export function containedShellArgv(containment: Containment, mergeScript: string, command: string): string[] {
-  if (containment === 'pid-namespace') return [...PID_NAMESPACE_PREFIX, 'bash', '-c', NAMESPACE_INIT, 'bash', command]
-  return ['bash', '-c', mergeScript, 'bash', command]
+  if (containment === 'pid-namespace')
+    return [...PID_NAMESPACE_PREFIX, WRAPPER_SHELL, '-c', NAMESPACE_INIT, 'sh', command]
+  return [WRAPPER_SHELL, '-c', mergeScript, 'sh', command]
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type Containment, containedShellArgv } from './containment.js'
+import { type Containment, containedShellArgv, WRAPPER_SHELL } from './containment.js'
 import { killProcessGroup } from './kill-process-group.js'
 import { commandLauncher } from './launch-command.js'
 import type { LaunchedCommand } from './launched-command.js'
@@ -28,8 +28,9 @@ export type ShellRunResult = {
   storageError?: Error
 }
 
-// The outer bash execs the real one with stderr on stdout: one pipe, so the two streams
-// interleave exactly as written, and error messages read as `bash: line 1: …` as usual.
+// The outer shell (sh: docs/adr/0290-wrapper-shells-are-sh.md) execs bash with stderr on stdout:
+// one pipe, so the two streams interleave exactly as written, and error messages read as
+// `bash: line 1: …` as usual.
 const MERGE_STDERR = 'exec bash -c "$1" 2>&1'
 
 // What programs expect to find (docs/adr/0101-bash-environment.md); with a default where a
@@ -86,7 +87,7 @@ function signalExitCode(signal: NodeJS.Signals | null): number {
  */
 export async function runShellCommand(options: ShellRunOptions): Promise<ShellRunResult> {
   const { output, signal } = options
-  const shell = ['bash', '-c', MERGE_STDERR, 'bash', options.command]
+  const shell = [WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', options.command]
   const argv = options.sandbox
     ? [BWRAP_COMMAND, ...bubblewrapArguments(options.sandbox), ...shell]
     : containedShellArgv(options.containment ?? 'process-group', MERGE_STDERR, options.command)

@@ -1,0 +1,258 @@
+/**
+ * What a tool call costs through the service over the tool's own work: one client in flight,
+ * `POST /v1/runs` (wait mode) with one call, against a floor this process measures in the same
+ * run, call by call in turn. Bash `true` against the same containment spawned bare from Node (sandbox off: `bash -c
+ * true`; bubblewrap: `bwrap --ro-bind / / … bash -c true`), Grep against bare `rg` with the
+ * tool's own argv, Read, Glob and Edit against a no-op run (ToolSearch) in the same session.
+ *
+ *   npx tsx bench/tool-overhead.ts [--seconds 10]
+ */
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { searchArguments } from '../src/tools/grep/grep-arguments.js'
+import { noopBatch } from './lib/noop-batch.js'
+import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
+import { jsonClient, summarise, timeSerially } from './lib/serial-latency.js'
+import { type ServerProcess, startService } from './lib/server-process.js'
+
+type Measured = { service: number[]; floor: number[] }
+
+const BWRAP_FLOOR = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent']
+const PID_NAMESPACE_FLOOR = ['--pdeathsig', 'KILL', 'unshare', '--pid', '--fork', '--kill-child', '--mount-proc', '--']
+
+/** Spawns `file args` from this process and resolves once it exited and its pipes closed. */
+function spawnBare(file: string, args: readonly string[], cwd?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    child.stdout.resume()
+    child.stderr.resume()
+    child.once('error', reject)
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited with ${code}`))))
+  })
+}
+
+/** The CPU model as /proc/cpuinfo names it. */
+function cpuModel(): string {
+  try {
+    return /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}
+
+/** A session on `service` whose cwd holds a small tree to search, read and edit. */
+async function benchSession(service: ServerProcess) {
+  const sessions = jsonClient(`${service.url}/v1/sessions`)
+  const created = JSON.parse(
+    await sessions.post(JSON.stringify({ cwd: 'bench', permissions: { allow: ['Bash', 'Edit'] } })),
+  ) as { session_id: string; cwd: string }
+  sessions.close()
+  const { cwd } = created
+  await mkdir(path.join(cwd, 'src'), { recursive: true })
+  for (let index = 0; index < 40; index += 1) {
+    const lines = Array.from({ length: 50 }, (_unused, line) => `export const value${line} = ${index * line} // line`)
+    if (index % 10 === 0) lines.push('// the needle is here')
+    await writeFile(path.join(cwd, 'src', `file-${index}.ts`), `${lines.join('\n')}\n`)
+  }
+  await writeFile(path.join(cwd, 'edit-me.txt'), 'first alpha line\nsecond line\n')
+  return { id: created.session_id, cwd }
+}
+
+/** A client posting one-call runs in `session`; each answer is checked to be a success. */
+function runClient(service: ServerProcess, sessionId: string) {
+  const client = jsonClient(`${service.url}/v1/runs`)
+  const run = async (name: string, input: Record<string, unknown>) => {
+    const body = JSON.stringify({
+      session_id: sessionId,
+      tool_uses: [{ type: 'tool_use', id: 'toolu_1', name, input }],
+    })
+    const answer = JSON.parse(await client.post(body)) as { results: { is_error?: boolean; content: unknown }[] }
+    const result = answer.results[0]
+    if (!result || result.is_error) throw new Error(`${name} failed: ${JSON.stringify(result?.content)}`)
+  }
+  return { run, close: client.close }
+}
+
+/**
+ * `floor` and `service` (and any `others`) one after the other, call by call, for `seconds`
+ * after a short warm-up of each: the host's load at any moment weighs on all of them alike.
+ */
+async function interleave(
+  floor: () => Promise<void>,
+  service: () => Promise<void>,
+  seconds: number,
+  others: (() => Promise<void>)[] = [],
+): Promise<Measured & { others: number[][] }> {
+  const all = [floor, service, ...others]
+  for (const run of all) await timeSerially(run, 0.3)
+  const latencies: number[][] = all.map(() => [])
+  const until = performance.now() + seconds * 1000
+  while (performance.now() < until) {
+    for (const [index, run] of all.entries()) latencies[index]?.push(...(await timeSerially(run, 0)))
+  }
+  const [floorLatencies = [], serviceLatencies = [], ...rest] = latencies
+  return { floor: floorLatencies, service: serviceLatencies, others: rest }
+}
+
+function figure(name: string, baselineName: string, measured: Measured, atMost: number, extra = {}): Figure {
+  const service = summarise(measured.service)
+  const floor = summarise(measured.floor)
+  return ratioFigure({
+    name,
+    unit: 'ms',
+    value: service.p50,
+    baselineName,
+    baseline: floor.p50,
+    goal: { atMost },
+    details: {
+      p99Ms: service.p99,
+      calls: service.requests,
+      floorP99Ms: floor.p99,
+      floorRuns: floor.requests,
+      ...extra,
+    },
+  })
+}
+
+export async function toolOverhead(seconds: number): Promise<Figure[]> {
+  const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-tools-'))
+  const figures: Figure[] = []
+  const off = await startService(path.join(scratch, 'off'))
+  try {
+    const session = await benchSession(off)
+    const client = runClient(off, session.id)
+    const readyz = (await (await fetch(`${off.url}/readyz`)).json()) as { bash_containment?: string }
+    const containment = readyz.bash_containment ?? 'unknown'
+    const bashTrue = () => client.run('Bash', { command: 'true' })
+    // The same containment as the service's, spawned bare: what the namespace itself costs.
+    const sameContainment =
+      containment === 'pid-namespace'
+        ? [() => spawnBare('setpriv', [...PID_NAMESPACE_FLOOR, 'bash', '-c', 'true'])]
+        : []
+    const offMeasured = await interleave(() => spawnBare('bash', ['-c', 'true']), bashTrue, seconds, sameContainment)
+    const [namespaceFloor] = offMeasured.others
+    figures.push(
+      figure(
+        'Bash `true`, sandbox off: p50, one client in flight',
+        'bare `bash -c true` from Node, p50',
+        offMeasured,
+        1.15,
+        {
+          containment,
+          ...(namespaceFloor ? { sameContainmentFloorP50Ms: summarise(namespaceFloor).p50 } : {}),
+        },
+      ),
+    )
+    if (namespaceFloor) {
+      figures.push(
+        figure(
+          'Bash `true`, sandbox off, PID namespace: p50, one client in flight',
+          'bare `setpriv --pdeathsig KILL unshare --pid --fork --kill-child --mount-proc -- bash -c true` from Node, p50',
+          { service: offMeasured.service, floor: namespaceFloor },
+          1.15,
+        ),
+      )
+    }
+
+    const grepInput = { pattern: 'needle', path: session.cwd }
+    const rgArgs = searchArguments('rg', {
+      pattern: 'needle',
+      path: session.cwd,
+      outputMode: 'files_with_matches',
+      caseInsensitive: false,
+      lineNumbers: true,
+      multiline: false,
+    })
+    figures.push(
+      figure(
+        'Grep, 40 files: p50, one client in flight',
+        'bare `rg` with the same argv from Node, p50',
+        await interleave(
+          () => spawnBare('rg', rgArgs, session.cwd),
+          () => client.run('Grep', grepInput),
+          seconds,
+        ),
+        1.1,
+      ),
+    )
+
+    const noop = jsonClient(`${off.url}/v1/runs`)
+    const noopBody = noopBatch(1, { session_id: session.id })
+    const noopRun = async () => {
+      await noop.post(noopBody)
+    }
+    const file = path.join(session.cwd, 'edit-me.txt')
+    await client.run('Read', { file_path: file })
+    let flip = false
+    const tools: [string, () => Promise<void>][] = [
+      ['Read', () => client.run('Read', { file_path: path.join(session.cwd, 'src/file-1.ts') })],
+      ['Glob', () => client.run('Glob', { pattern: 'src/**/*.ts' })],
+      [
+        'Edit',
+        () => {
+          flip = !flip
+          return client.run('Edit', {
+            file_path: file,
+            old_string: flip ? 'alpha' : 'omega',
+            new_string: flip ? 'omega' : 'alpha',
+          })
+        },
+      ],
+    ]
+    for (const [name, call] of tools) {
+      figures.push(
+        figure(
+          `${name}: p50, one client in flight`,
+          'no-op run (ToolSearch) in the same session, p50',
+          await interleave(noopRun, call, seconds),
+          1.2,
+        ),
+      )
+    }
+    noop.close()
+    client.close()
+  } finally {
+    await off.stop()
+  }
+
+  const sandboxed = await startService(path.join(scratch, 'bwrap'), { TOOLEXEC_SANDBOX: 'bwrap' }).catch(
+    (error: Error) => error,
+  )
+  if (sandboxed instanceof Error) {
+    console.log(`bubblewrap figure skipped: ${sandboxed.message}`)
+  } else {
+    try {
+      const session = await benchSession(sandboxed)
+      const client = runClient(sandboxed, session.id)
+      figures.push(
+        figure(
+          'Bash `true`, bubblewrap: p50, one client in flight',
+          'bare `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent bash -c true`, p50',
+          await interleave(
+            () => spawnBare('bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true']),
+            () => client.run('Bash', { command: 'true' }),
+            seconds,
+          ),
+          1.15,
+        ),
+      )
+      client.close()
+    } finally {
+      await sandboxed.stop()
+    }
+  }
+  await rm(scratch, { recursive: true, force: true })
+  console.log(`CPU: ${cpuModel()}`)
+  return figures.map((entry) => ({ ...entry, details: { ...entry.details, cpu: cpuModel() } }))
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({
+    options: { seconds: { type: 'string', default: '10' } },
+  })
+  emitFigures(await toolOverhead(Number(values.seconds)))
+}
