@@ -241,6 +241,52 @@ describe.skipIf(browserSkipReason !== undefined)('the console in a real browser'
     await page.locator('[data-tool-use-id="toolu_2"] .result').getByText('two').waitFor()
   })
 
+  it('opens a persisted output in place and downloads it whole', async () => {
+    const runId = await startRun(server, RUNNER, { allow: ['Bash'] }, [bash('toolu_1', 'seq 1 20000')])
+    await finished(server, RUNNER, runId)
+    await openConsole(`/console/runs/${runId}`)
+    const result = page.locator('[data-tool-use-id="toolu_1"] .result')
+    await result.getByText('<persisted-output>', { exact: false }).waitFor()
+    await result.getByRole('button', { name: 'Show full output' }).click()
+    const whole = await result.locator('.blob-text').textContent()
+    expect(whole?.trim().split('\n')).toHaveLength(20000)
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      result.getByRole('button', { name: 'Download full output' }).click(),
+    ])
+    const saved = await download.path()
+    expect(readFileSync(saved, 'utf8')).toBe(whole)
+  })
+
+  it('shows the session, the tool pool and MCP servers, and searches the audit trail', async () => {
+    const session = await call(server, ADMIN, 'POST', '/v1/sessions', {
+      cwd: 'console-demo',
+      permissions: { allow: ['Bash(echo *)'], deny: ['Write'] },
+    })
+    const sessionId = session.body.session_id as string
+    const ran = await call(server, ADMIN, 'POST', '/v1/runs', {
+      session_id: sessionId,
+      tool_uses: [bash('toolu_audit', 'echo audited')],
+    })
+    expect(ran.status).toBe(200)
+    await openConsole(`/console/sessions/${sessionId}`)
+    await page.getByText(session.body.cwd as string).waitFor()
+    await page.getByText('Bash(echo *)').waitFor()
+    await page.getByText('default', { exact: true }).waitFor()
+    await page.getByRole('link', { name: 'Tools' }).click()
+    await page.getByRole('heading', { name: 'Bash', exact: true }).waitFor()
+    await page.getByText('No MCP servers are configured.').waitFor()
+    await page.getByRole('link', { name: 'Audit' }).click()
+    await page.getByLabel('Session').fill(sessionId)
+    await page.getByRole('button', { name: 'Search' }).click()
+    const rows = page.locator('table.audit tbody tr')
+    await expect.poll(() => rows.count()).toBe(2)
+    expect(await rows.allTextContents()).toEqual([
+      expect.stringMatching(/call.*Bash.*toolu_audit.*ok/),
+      expect.stringMatching(/decision.*Bash.*toolu_audit.*allow.*rule Bash\(echo \*\)/),
+    ])
+  })
+
   it('says what a runner key may not do when it answers', async () => {
     const runId = await startRun(server, RUNNER, { ask: ['Bash'] }, [bash('toolu_1', 'echo no')])
     await openConsole(`/console/runs/${runId}`, RUNNER)
