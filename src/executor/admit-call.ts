@@ -1,4 +1,4 @@
-import { noSuchToolMessage } from '../messages/tool-error-messages.js'
+import { noSuchToolMessage, pipelineFaultMessage } from '../messages/tool-error-messages.js'
 import { findToolByName } from '../tool/find-tool.js'
 import { parseToolInput } from '../tool/parse-tool-input.js'
 import type { Tools } from '../tool/tool.js'
@@ -9,7 +9,7 @@ import { isCallConcurrencySafe, type TrackedCall } from './tracked-call.js'
  * which also decides whether the call is concurrency-safe. Returns the error text when the call cannot run at all (unknown tool,
  * invalid input): such calls count as unsafe and get their result at once.
  */
-export function admitCall(call: TrackedCall, tools: Tools): string | undefined {
+function admitCall(call: TrackedCall, tools: Tools): string | undefined {
   const tool = findToolByName(tools, call.block.name)
   if (!tool) return noSuchToolMessage(call.block.name, sameNameInAnotherCase(tools, call.block.name))
   call.tool = tool
@@ -18,6 +18,21 @@ export function admitCall(call: TrackedCall, tools: Tools): string | undefined {
   call.parsedInput = parsed.data
   call.safe = isCallConcurrencySafe(tool, parsed.data)
   return undefined
+}
+
+/**
+ * admitCall that never throws: it runs in a microtask, where a throw would escape every handler
+ * and stop the process (docs/adr/0097-process-survives-faults-at-our-boundaries.md). A fault
+ * becomes the call's error text, and the call counts as unsafe.
+ */
+export function admitCallSafely(call: TrackedCall, tools: Tools): string | undefined {
+  try {
+    return admitCall(call, tools)
+  } catch (fault) {
+    call.safe = false
+    call.parsedInput = undefined
+    return pipelineFaultMessage(call.tool?.name ?? call.block.name, String(fault))
+  }
 }
 
 /** `bash` for `Bash`: the slip a developer otherwise finds only in the model's next turn. */

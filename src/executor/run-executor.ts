@@ -3,7 +3,7 @@ import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-m
 import { startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
-import { admitCall } from './admit-call.js'
+import { admitCallSafely } from './admit-call.js'
 import { reportFinished } from './call-outcome.js'
 import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
 import { cancelsSiblings } from './cancel-policy.js'
@@ -235,16 +235,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   }
 
   function admit(call: TrackedCall): void {
-    let immediateError: string | undefined
-    try {
-      immediateError = admitCall(call, tools)
-    } catch (fault) {
-      // This runs in a microtask: a throw here would escape every handler and stop the process
-      // (docs/adr/0097-process-survives-faults-at-our-boundaries.md). The call gets its result.
-      call.safe = false
-      call.parsedInput = undefined
-      immediateError = pipelineFaultMessage(call.tool?.name ?? call.block.name, String(fault))
-    }
+    const immediateError = admitCallSafely(call, tools)
     sink.event({
       type: 'tool.queued',
       tool_use_id: call.block.id,
