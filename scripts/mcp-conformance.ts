@@ -1,14 +1,16 @@
 /**
  * Runs the official MCP conformance suite's server scenarios (`@modelcontextprotocol/conformance`,
  * pinned in devDependencies) against a started toolexec, at 2026-07-28 and at 2025-11-25, and
- * prints pass/fail per scenario. Exit status 1 when an applicable scenario fails
+ * prints pass/fail per scenario; then has the MCP Inspector CLI list and call our tools in both
+ * eras. Exit status 1 when an applicable scenario or an Inspector step fails
  * (docs/adr/0343-mcp-conformance-outside-npm-test.md; CI runs it beside `test:lts`).
  *
- *   npx tsx scripts/mcp-conformance.ts [--url http://host:port/mcp] [--keep-results DIR]
+ *   npx tsx scripts/mcp-conformance.ts [--url http://host:port/mcp] [--keep-results DIR] [--no-inspector]
  *
  * Without `--url` it starts `server.ts` on a free loopback port with temporary directories. The
  * suite needs Node 22 or later (it uses `fs.globSync`): on an older Node it runs under
- * `npx -p node@22`, which downloads Node once from the npm registry.
+ * `npx -p node@22`, which downloads Node once from the npm registry. The Inspector (Node 22.19
+ * or later, not a dependency: it is an operator's tool) runs through `npx` at a pinned version.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -156,6 +158,35 @@ async function runRevision(url: string, revision: string, output: string): Promi
   return checks
 }
 
+const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0'
+
+/** The Inspector CLI lists the tools and calls Glob (read-only: allowed without any rule) in both eras. */
+async function runInspector(url: string): Promise<number> {
+  let failed = 0
+  for (const era of ['modern', 'legacy'] as const) {
+    const base = ['-y', '-p', 'node@22', '-p', INSPECTOR, 'mcp-inspector', '--cli', url, '--protocol-era', era]
+    const steps: Array<[string, string[], (output: string) => boolean]> = [
+      ['tools/list', ['--method', 'tools/list'], (output) => /"name": "Glob"/.test(output)],
+      [
+        'tools/call Glob',
+        ['--method', 'tools/call', '--tool-name', 'Glob', '--tool-arg', 'pattern=*'],
+        (output) => /"toolexec\/run_id": "run_/.test(output),
+      ],
+    ]
+    for (const [name, args, ok] of steps) {
+      const output = await promisify(execFile)('npx', [...base, ...args], { cwd: root }).then(
+        (result) => result.stdout,
+        (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
+      )
+      const passed = ok(output)
+      if (!passed) failed += 1
+      console.log(`${passed ? 'PASS' : 'FAIL'}  inspector --protocol-era ${era} ${name}`)
+      if (!passed) console.log(output.slice(0, 2000))
+    }
+  }
+  return failed
+}
+
 function reasonNotApplicable(scenario: string): string {
   return NOT_APPLICABLE.find(([pattern]) => pattern.test(scenario))?.[1] ?? 'not a tools-only scenario'
 }
@@ -193,11 +224,19 @@ async function main(): Promise<number> {
       const others = [...checks.keys()].filter((scenario) => !APPLICABLE[revision].includes(scenario)).sort()
       for (const scenario of others) console.log(`n/a   ${scenario}: ${reasonNotApplicable(scenario)}`)
     }
+    if (!process.argv.includes('--no-inspector')) {
+      console.log(`\n== MCP Inspector CLI (${INSPECTOR}) against ${url}`)
+      failed += await runInspector(url)
+    }
   } finally {
     service?.stop()
     if (keep === undefined) rmSync(results, { recursive: true, force: true })
   }
-  console.log(failed === 0 ? '\nevery applicable scenario passed' : `\n${failed} applicable scenario(s) failed`)
+  console.log(
+    failed === 0
+      ? '\nevery applicable scenario and Inspector step passed'
+      : `\n${failed} applicable scenario(s) or Inspector step(s) failed`,
+  )
   return failed === 0 ? 0 : 1
 }
 
