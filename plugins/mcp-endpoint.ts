@@ -16,6 +16,7 @@ export const mcpEndpointPlugin = fp(
       runManager: app.runManager,
       sessions: app.sessions,
       mcpSessions: app.stores.mcpSessions,
+      coordination: app.coordination,
       toolPool: app.toolPool,
       inputLimits: app.config,
       serverInfo: SERVICE_INFO,

@@ -2,7 +2,8 @@
 // (round robin) in front of two service processes on one real redis-server. An SDK 1.x client
 // (2025-11-25, sessions in Redis) and an SDK v2 client (2026-07-28, stateless) each list and call
 // tools with 0 errors; the older session keeps its toolexec session (Read, then Edit) whichever
-// instance takes each request, and ends everywhere on DELETE. MCP_SCALE_OUT_CALLS (default 100)
+// instance takes each request, and ends everywhere on DELETE; a call running on one instance is
+// cancelled by a `notifications/cancelled` sent to the other. MCP_SCALE_OUT_CALLS (default 100)
 // sets the calls per client: the issue's figure is 1,000 (docs/mcp.md, "Behind a load balancer").
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
@@ -36,7 +37,7 @@ describe.skipIf(missing !== undefined)('/mcp behind nginx on two instances and R
     data = mkdtempSync(path.join(tmpdir(), 'toolexec-mcp-chain-'))
     workspace = path.join(data, 'workspace')
     const settings = path.join(data, 'settings.json')
-    writeFileSync(settings, JSON.stringify({ permissions: { allow: ['Bash(echo:*)', 'Edit'] } }))
+    writeFileSync(settings, JSON.stringify({ permissions: { allow: ['Bash(echo:*)', 'Bash(sleep:*)', 'Edit'] } }))
     const environment = {
       TOOLEXEC_REDIS_URL: redis.url,
       TOOLEXEC_WORKSPACE: workspace,
@@ -122,6 +123,60 @@ describe.skipIf(missing !== undefined)('/mcp behind nginx on two instances and R
       await client.close()
     }
   }, 600_000)
+
+  it('cancels a call running on one instance from a notifications/cancelled sent to the other', async () => {
+    const [a, b] = instances as [ServiceProcess, ServiceProcess]
+    const headers = (sessionId?: string) => ({
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId }),
+    })
+    const initialize = await fetch(`${a.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: headers(),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    })
+    const sessionId = initialize.headers.get('mcp-session-id') ?? ''
+    await initialize.text()
+    const call = await fetch(`${a.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: headers(sessionId),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 42,
+        method: 'tools/call',
+        params: { name: 'Bash', arguments: { command: 'echo waiting; sleep 120' }, _meta: { progressToken: 7 } },
+      }),
+    })
+    const reader = call.body!.pipeThrough(new TextDecoderStream()).getReader()
+    let stream = ''
+    while (!stream.includes('notifications/progress')) {
+      const { value, done } = await reader.read()
+      if (done) break
+      stream += value
+    }
+    expect(stream).toContain('waiting')
+    const cancel = await fetch(`${b.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: headers(sessionId),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 42, reason: 'changed my mind' },
+      }),
+    })
+    expect(cancel.status).toBe(202)
+    // The call ends long before `sleep 120` would: its response arrives and the stream closes.
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) stream += chunk.value
+    expect(stream).toMatch(/"id":42/)
+    expect(stream).not.toContain('"error"')
+  }, 60_000)
 
   it(`serves a 2026-07-28 client statelessly: list, ${CALLS} calls`, async () => {
     const client = new ModernClient(

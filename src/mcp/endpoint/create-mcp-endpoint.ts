@@ -9,6 +9,7 @@ import {
 import { isApiError } from '../../errors/api-error.js'
 import type { SessionService } from '../../sessions/session-service.js'
 import type { McpSessionStore } from '../../stores/mcp-session-store.js'
+import type { RunCoordination } from '../../stores/run-coordination.js'
 import { createToolexecMcpServer } from './create-toolexec-mcp-server.js'
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js'
 import { createLegacySessions, type McpCaller } from './legacy-sessions.js'
@@ -26,6 +27,8 @@ export type McpEndpointOptions = EndpointDependencies & {
   idleTtlMs: number
   /** Caps on open MCP sessions, in all and per tenant (docs/adr/0234-session-caps.md); absent: none. */
   limits?: { maxSessions: number; maxSessionsPerTenant: number } | undefined
+  /** With Redis: how a cancel reaches the instance running the call. */
+  coordination?: Pick<RunCoordination, 'announce' | 'onAnnouncement'> | undefined
   now?: () => number
   onError?: (error: Error) => void
 }
@@ -69,6 +72,7 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
     now,
     serve: (request, caller, parsedBody) => legacyPost(request, { authInfo: authInfoOf(caller), parsedBody }),
     serverFor,
+    coordination: options.coordination,
   })
 
   async function serve(request: Request, caller: McpCaller, parsedBody: unknown): Promise<Response> {

@@ -11,6 +11,7 @@ import {
 import { ApiError } from '../../errors/api-error.js'
 import type { SessionService } from '../../sessions/session-service.js'
 import type { McpSessionRecord, McpSessionStore } from '../../stores/mcp-session-store.js'
+import type { RunCoordination } from '../../stores/run-coordination.js'
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js'
 import type { BoundCaller } from './mcp-endpoint-backend.js'
 import type { SessionCalls } from './session-calls.js'
@@ -32,9 +33,16 @@ export type LegacySessionsOptions = {
   serve: (request: Request, caller: BoundCaller, parsedBody: unknown) => ReturnType<LegacyHttpHandler>
   /** A fresh server for `caller`, for a notification stream. */
   serverFor: (caller: BoundCaller) => Server
+  /** With Redis: tells the other instances about a cancel this one cannot place. */
+  coordination?: Pick<RunCoordination, 'announce' | 'onAnnouncement'> | undefined
 }
 
-type Listener = { tenant: string; server: Server; transport: WebStandardStreamableHTTPServerTransport }
+/** The announcement of a `notifications/cancelled` for a call some other instance may be running. */
+type CallCancelled = { type: 'mcp.call.cancelled'; mcpSessionId: string; requestId: string | number; reason: string }
+const isCallCancelled = (message: unknown): message is CallCancelled =>
+  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'mcp.call.cancelled'
+
+type Listener = { server: Server; transport: WebStandardStreamableHTTPServerTransport }
 
 /**
  * The 2025-era sessions of `/mcp` (docs/adr/0341-older-mcp-sessions-in-the-stores.md). The
@@ -47,6 +55,9 @@ type Listener = { tenant: string; server: Server; transport: WebStandardStreamab
 export function createLegacySessions(options: LegacySessionsOptions) {
   const { store, sessions, calls } = options
   const listeners = new Map<string, Listener>()
+  const stopHearing = options.coordination?.onAnnouncement((message) => {
+    if (isCallCancelled(message)) calls.cancel(message.mcpSessionId, message.requestId, message.reason)
+  })
 
   async function checkLimits(tenant: string): Promise<void> {
     const limits = options.limits
@@ -115,7 +126,7 @@ export function createLegacySessions(options: LegacySessionsOptions) {
     }
     if (response.status !== 200 || request.signal.aborted) end()
     else {
-      listeners.set(key, { tenant: record.tenant, server, transport })
+      listeners.set(key, { server, transport })
       request.signal.addEventListener('abort', end, { once: true })
     }
     return response
@@ -135,12 +146,18 @@ export function createLegacySessions(options: LegacySessionsOptions) {
     return new Response(null, { status: 200 })
   }
 
-  /** A `notifications/cancelled` reaches the instance running the call only by luck: look here first. */
-  function cancelCalls(mcpSessionId: string, body: unknown): void {
+  /**
+   * A `notifications/cancelled` comes as a request of its own, which the balancer may send to
+   * another instance than the one running the call: cancelled here if the call runs here, else
+   * announced to every instance (docs/adr/0341).
+   */
+  async function cancelCalls(mcpSessionId: string, body: unknown): Promise<void> {
     for (const message of Array.isArray(body) ? body : [body]) {
       if (!isJSONRPCNotification(message) || message.method !== 'notifications/cancelled') continue
-      const params = (message as CancelledNotification).params
-      if (params.requestId !== undefined) calls.cancel(mcpSessionId, params.requestId, params.reason ?? 'cancelled')
+      const { requestId, reason = 'cancelled' } = (message as CancelledNotification).params
+      if (requestId === undefined || calls.cancel(mcpSessionId, requestId, reason)) continue
+      const announcement: CallCancelled = { type: 'mcp.call.cancelled', mcpSessionId, requestId, reason }
+      await options.coordination?.announce(announcement).catch(() => undefined)
     }
   }
 
@@ -156,7 +173,7 @@ export function createLegacySessions(options: LegacySessionsOptions) {
     if (!record) return jsonRpcErrorResponse(404, 'Session not found')
     if (request.method === 'GET') return listen(request, record)
     if (request.method !== 'POST') return jsonRpcErrorResponse(405, 'Method not allowed.')
-    cancelCalls(mcpSessionId, body)
+    await cancelCalls(mcpSessionId, body)
     return options.serve(request, { ...caller, sessionId: record.sessionId, mcpSessionId }, body)
   }
 
@@ -170,6 +187,7 @@ export function createLegacySessions(options: LegacySessionsOptions) {
       return listeners.size
     },
     async close(): Promise<void> {
+      stopHearing?.()
       const open = [...listeners.values()]
       listeners.clear()
       await Promise.allSettled(open.flatMap((listener) => [listener.transport.close(), listener.server.close()]))
