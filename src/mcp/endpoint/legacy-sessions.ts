@@ -80,7 +80,7 @@ export function createLegacySessions(options: LegacySessionsOptions) {
 
   /**
    * `initialize`: binds a new MCP session to the tenant and to one toolexec session (the
-   * `session_id` given, or one created now), and stores it once the server has accepted it.
+   * `session_id` given, or one created now); dropped again when the server refuses the handshake.
    */
   async function open(request: Request, caller: McpCaller, body: InitializeRequest): Promise<Response> {
     await checkLimits(caller.tenant)
@@ -97,18 +97,23 @@ export function createLegacySessions(options: LegacySessionsOptions) {
       clientInfo: body.params.clientInfo,
       clientCapabilities: body.params.capabilities,
     }
+    // Stored before the handshake, so concurrent initializes count each other against the caps.
+    await store.create(record, options.idleTtlMs, options.now())
+    const drop = async () => {
+      await store.delete(caller.tenant, record.mcpSessionId).catch(() => undefined)
+      await dropOwned()
+    }
     try {
       const response = await options.serve(request, { ...caller, ...record }, body)
       if (response.status !== 200) {
-        await dropOwned()
+        await drop()
         return response
       }
-      await store.create(record, options.idleTtlMs, options.now())
       const headers = new Headers(response.headers)
       headers.set('mcp-session-id', record.mcpSessionId)
       return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
     } catch (error) {
-      await dropOwned()
+      await drop()
       throw error
     }
   }
