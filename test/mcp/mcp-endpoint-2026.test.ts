@@ -1,11 +1,12 @@
-// Pins /mcp at the 2026-07-28 revision with the SDK v2 client: stateless discovery, listing, calls with progress, cancellation, the new error codes.
+// Pins /mcp at the 2026-07-28 revision with the SDK v2 client: stateless discovery, listing, calls with progress, list changes on a listen stream, cancellation, the new error codes.
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_TENANT } from '../../src/auth/default-tenant.js'
 import { RUN_ID_META_KEY } from '../../src/mcp/endpoint/create-toolexec-mcp-server.js'
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js'
+import { REAL_PROCESS_WAIT } from '../helpers/real-process-wait.js'
 import { startServiceWithMcp, tempDir } from './mcp-test-helpers.js'
 
 type Service = Awaited<ReturnType<typeof startServiceWithMcp>>
@@ -49,7 +50,7 @@ describe('/mcp at the 2026-07-28 revision', () => {
     }
   })
 
-  it('runs a call with progress, and marks the list private and uncached', async () => {
+  it('runs a call through the engine and forwards its progress', async () => {
     const client = await connect()
     try {
       const flag = path.join(scratch, 'go')
@@ -112,6 +113,27 @@ describe('/mcp at the 2026-07-28 revision', () => {
       const edit = { file_path: file, old_string: 'one', new_string: 'two' }
       const after = await client.callTool({ name: 'Edit', arguments: edit })
       expect(after.isError).toBeFalsy()
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('tells a client with an open subscriptions/listen stream when the tool list changes', async () => {
+    let changed = 0
+    const client = new Client(
+      { name: 'modern-listener', version: '1.0.0' },
+      {
+        versionNegotiation: { mode: 'auto' },
+        listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => void (changed += 1) } },
+      },
+    )
+    await client.connect(new StreamableHTTPClientTransport(service.url))
+    try {
+      // The client opens its listen stream after connect, without waiting for it.
+      await vi.waitFor(() => {
+        service.app.mcpEndpoint.toolsChanged()
+        expect(changed, 'tools list_changed').toBeGreaterThan(0)
+      }, REAL_PROCESS_WAIT)
     } finally {
       await client.close()
     }
