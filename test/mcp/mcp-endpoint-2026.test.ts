@@ -120,11 +120,14 @@ describe('/mcp at the 2026-07-28 revision', () => {
 
   it('tells a client with an open subscriptions/listen stream when the tool list changes', async () => {
     let changed = 0
+    const onChanged = () => {
+      changed += 1
+    }
     const client = new Client(
       { name: 'modern-listener', version: '1.0.0' },
       {
         versionNegotiation: { mode: 'auto' },
-        listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => void (changed += 1) } },
+        listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged } },
       },
     )
     await client.connect(new StreamableHTTPClientTransport(service.url))
