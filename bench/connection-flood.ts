@@ -31,6 +31,7 @@ const { values } = parseArgs({
     'reconnect-ms': { type: 'string', default: '1000' },
     'flood-port': { type: 'string' },
     'flood-nice': { type: 'string', default: '0' },
+    'cpu-prof': { type: 'string' },
   },
 })
 const sockets = Number(values.sockets)
@@ -81,7 +82,10 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), 'toolexec-flood-'))
 const port = await freePort()
 const server = spawn(
   'bash',
-  ['-c', `ulimit -n ${values['server-limit']} && exec "${process.execPath}" dist/server.js`],
+  [
+    '-c',
+    `ulimit -n ${values['server-limit']} && exec "${process.execPath}" ${values['cpu-prof'] === undefined ? '' : `--cpu-prof --cpu-prof-dir "${values['cpu-prof']}"`} dist/server.js`,
+  ],
   {
     cwd: REPOSITORY,
     env: {
