@@ -52,6 +52,9 @@ if (values['flood-port'] !== undefined) {
       drip = setInterval(() => socket.write('a'), 5000)
     })
     socket.on('error', () => undefined)
+    // Read (and drop) what comes back, so a server's close is seen when it comes, not at the next
+    // drip: an unread socket noticed a close only when its write failed, up to 5 s later.
+    socket.resume()
     socket.on('close', () => {
       clearInterval(drip)
       setTimeout(floodOne, reconnectMs)
@@ -78,6 +81,16 @@ function freePort(): Promise<number> {
 const rssOf = (child: ChildProcess) =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
 
+/** CPU seconds a process has used (user and system; /proc ticks are 1/100 s on Linux). */
+function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
 /** The flood generator, in a process of its own: its event loop never delays the probes' timings. */
 function startFlood(target: number) {
   const floodNice = Number(values['flood-nice'])
@@ -102,6 +115,7 @@ function startFlood(target: number) {
     report += chunk
   })
   return {
+    cpuSeconds: () => cpuSecondsOf(child.pid),
     /** Stops the flood; answers its connection attempts. */
     async stop(): Promise<number> {
       child.kill('SIGTERM')
@@ -207,23 +221,30 @@ await delay(1000)
 // The floor: the same probes against the idle server while the same flood runs against a port
 // nobody listens on, so the host carries the generator's CPU and the kernel's connection work but
 // the server refuses nothing (docs/adr/0321-the-flood-bench-reports-its-floor.md).
-let floor: (Awaited<ReturnType<typeof probe>> & { connectionAttempts: number }) | undefined
+let floor: (Awaited<ReturnType<typeof probe>> & { connectionAttempts: number; generatorCpuSeconds: number }) | undefined
 if (!values['skip-floor']) {
   const generator = startFlood(await freePort())
   await delay(2000)
   const probed = await probe(base, () => undefined)
-  floor = { connectionAttempts: await generator.stop(), ...probed }
+  const generatorCpuSeconds = generator.cpuSeconds()
+  floor = { connectionAttempts: await generator.stop(), generatorCpuSeconds, ...probed }
   await delay(2000)
 }
 
 const rssBefore = rssOf(server)
 let rssPeak = rssBefore
+const serverCpuBefore = cpuSecondsOf(server.pid)
 const generator = startFlood(port)
+const floodStarted = performance.now()
 await delay(2000)
 const flooded = await probe(base, () => {
   rssPeak = Math.max(rssPeak, rssOf(server))
 })
 const metrics = await (await fetch(`${base}/metrics`)).text()
+// CPU over the whole flood (its first burst included): the server's share says whether it or the host limits.
+const serverCpuSeconds = cpuSecondsOf(server.pid) - serverCpuBefore
+const generatorCpuSeconds = generator.cpuSeconds()
+const floodSeconds = Math.round((performance.now() - floodStarted) / 100) / 10
 const connectionAttempts = await generator.stop()
 await delay(2000)
 const rssAfter = rssOf(server)
@@ -248,6 +269,9 @@ console.log(
       floor,
       flood: {
         connectionAttempts,
+        seconds: floodSeconds,
+        serverCpuSeconds: Math.round(serverCpuSeconds * 100) / 100,
+        generatorCpuSeconds: Math.round(generatorCpuSeconds * 100) / 100,
         ...flooded,
         emfileLines: log.split('\n').filter((line) => line.includes('EMFILE')).length,
         rssMB: {
