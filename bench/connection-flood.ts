@@ -231,6 +231,9 @@ if (!values['skip-floor']) {
   await delay(2000)
 }
 
+/** The server's V8 heap (allocated, not only used), from its own /metrics: what of the RSS is JavaScript's. */
+const heapOf = (metrics: string) => Number(/^nodejs_heap_size_total_bytes (\d+)/m.exec(metrics)?.[1] ?? Number.NaN)
+const heapBefore = heapOf(await (await fetch(`${base}/metrics`)).text())
 const rssBefore = rssOf(server)
 let rssPeak = rssBefore
 const serverCpuBefore = cpuSecondsOf(server.pid)
@@ -280,6 +283,7 @@ console.log(
           after: toMB(rssAfter),
           peakGrowth: toMB(rssPeak - rssBefore),
         },
+        heapMB: { before: toMB(heapBefore), end: toMB(heapOf(metrics)) },
         refused,
       },
       goals: {
