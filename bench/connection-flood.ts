@@ -31,6 +31,8 @@ const { values } = parseArgs({
     'reconnect-ms': { type: 'string', default: '1000' },
     'flood-port': { type: 'string' },
     'flood-nice': { type: 'string', default: '0' },
+    'cpu-prof': { type: 'string' },
+    'skip-floor': { type: 'boolean', default: false },
   },
 })
 const sockets = Number(values.sockets)
@@ -50,6 +52,9 @@ if (values['flood-port'] !== undefined) {
       drip = setInterval(() => socket.write('a'), 5000)
     })
     socket.on('error', () => undefined)
+    // Read (and drop) what comes back, so a server's close is seen when it comes, not at the next
+    // drip: an unread socket noticed a close only when its write failed, up to 5 s later.
+    socket.resume()
     socket.on('close', () => {
       clearInterval(drip)
       setTimeout(floodOne, reconnectMs)
@@ -76,12 +81,108 @@ function freePort(): Promise<number> {
 const rssOf = (child: ChildProcess) =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
 
+/** CPU seconds a process has used (user and system; /proc ticks are 1/100 s on Linux). */
+function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** The flood generator, in a process of its own: its event loop never delays the probes' timings. */
+function startFlood(target: number) {
+  const floodNice = Number(values['flood-nice'])
+  const child = spawn(
+    floodNice === 0 ? process.execPath : 'nice',
+    [
+      ...(floodNice === 0 ? [] : ['-n', String(floodNice), process.execPath]),
+      '--import',
+      'tsx',
+      'bench/connection-flood.ts',
+      '--flood-port',
+      String(target),
+      '--sockets',
+      String(sockets),
+      '--reconnect-ms',
+      values['reconnect-ms'],
+    ],
+    { cwd: REPOSITORY, stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  let report = ''
+  child.stdout?.on('data', (chunk) => {
+    report += chunk
+  })
+  return {
+    cpuSeconds: () => cpuSecondsOf(child.pid),
+    /** Stops the flood; answers its connection attempts. */
+    async stop(): Promise<number> {
+      child.kill('SIGTERM')
+      await new Promise((resolve) => child.once('close', resolve))
+      return Number(report.trim() || 0)
+    },
+  }
+}
+
+/**
+ * From the other address, for `seconds`: a fresh /healthz (no keep-alive) and a Bash run, again
+ * and again; `during` is called between probes (RSS samples).
+ */
+async function probe(base: string, during: () => void) {
+  const healthz: Array<{ atS: number; ms: number }> = []
+  let bashOk = 0
+  let bashTotal = 0
+  const start = performance.now()
+  const until = Date.now() + seconds * 1000
+  while (Date.now() < until) {
+    const started = performance.now()
+    const ok = await fetch(`${base}/healthz`, { headers: { connection: 'close' } }).then(
+      (response) => response.ok,
+      () => false,
+    )
+    healthz.push({
+      atS: Math.round((started - start) / 100) / 10,
+      ms: ok ? performance.now() - started : Number.POSITIVE_INFINITY,
+    })
+    bashTotal += 1
+    const run = await fetch(`${base}/v1/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', connection: 'close' },
+      body: JSON.stringify({ tool_uses: [{ type: 'tool_use', id: 't', name: 'Bash', input: { command: 'echo ok' } }] }),
+    }).then(
+      (response) => response.json() as Promise<{ results?: Array<{ content: string }> }>,
+      () => undefined,
+    )
+    if (run?.results?.[0]?.content === 'ok') bashOk += 1
+    during()
+    await delay(200)
+  }
+  const sorted = healthz.map(({ ms }) => ms).sort((a, b) => a - b)
+  const at = (share: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0)
+  return {
+    healthz: {
+      probes: healthz.length,
+      failed: healthz.filter(({ ms }) => ms === Number.POSITIVE_INFINITY).length,
+      p50Ms: at(0.5),
+      p99Ms: at(0.99),
+      maxMs: Math.round(sorted.at(-1) ?? 0),
+      // When the slow ones came (seconds into the probing): a burst of the flood, or a pause of the server.
+      over50Ms: healthz.filter(({ ms }) => ms > 50).map(({ atS, ms }) => `${atS}s:${Math.round(ms)}ms`),
+    },
+    bashRuns: { ok: bashOk, total: bashTotal },
+  }
+}
+
 buildOnce()
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'toolexec-flood-'))
 const port = await freePort()
 const server = spawn(
   'bash',
-  ['-c', `ulimit -n ${values['server-limit']} && exec "${process.execPath}" dist/server.js`],
+  [
+    '-c',
+    `ulimit -n ${values['server-limit']} && exec "${process.execPath}" ${values['cpu-prof'] === undefined ? '' : `--cpu-prof --cpu-prof-dir "${values['cpu-prof']}"`} dist/server.js`,
+  ],
   {
     cwd: REPOSITORY,
     env: {
@@ -116,97 +217,81 @@ for (let tries = 0; ; tries++) {
   await delay(100)
 }
 await delay(1000)
-const rssBefore = rssOf(server)
 
-// The flood, in a process of its own: its event loop never delays the probes' timings.
-const floodNice = Number(values['flood-nice'])
-const flood = spawn(
-  floodNice === 0 ? process.execPath : 'nice',
-  [
-    ...(floodNice === 0 ? [] : ['-n', String(floodNice), process.execPath]),
-    '--import',
-    'tsx',
-    'bench/connection-flood.ts',
-    '--flood-port',
-    String(port),
-    '--sockets',
-    String(sockets),
-    '--reconnect-ms',
-    values['reconnect-ms'],
-  ],
-  {
-    cwd: REPOSITORY,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  },
-)
-let floodReport = ''
-flood.stdout?.on('data', (chunk) => {
-  floodReport += chunk
-})
-await delay(2000)
-
-// The other address: fresh connections (no keep-alive) for /healthz, and Bash runs.
-const healthz: number[] = []
-let bashOk = 0
-let bashTotal = 0
-const until = Date.now() + seconds * 1000
-while (Date.now() < until) {
-  const started = performance.now()
-  const ok = await fetch(`${base}/healthz`, { headers: { connection: 'close' } }).then(
-    (response) => response.ok,
-    () => false,
-  )
-  healthz.push(ok ? performance.now() - started : Number.POSITIVE_INFINITY)
-  bashTotal += 1
-  const run = await fetch(`${base}/v1/runs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', connection: 'close' },
-    body: JSON.stringify({ tool_uses: [{ type: 'tool_use', id: 't', name: 'Bash', input: { command: 'echo ok' } }] }),
-  }).then(
-    (response) => response.json() as Promise<{ results?: Array<{ content: string }> }>,
-    () => undefined,
-  )
-  if (run?.results?.[0]?.content === 'ok') bashOk += 1
-  await delay(200)
+// The floor: the same probes against the idle server while the same flood runs against a port
+// nobody listens on, so the host carries the generator's CPU and the kernel's connection work but
+// the server refuses nothing (docs/adr/0321-the-flood-bench-reports-its-floor.md).
+let floor: (Awaited<ReturnType<typeof probe>> & { connectionAttempts: number; generatorCpuSeconds: number }) | undefined
+if (!values['skip-floor']) {
+  const generator = startFlood(await freePort())
+  await delay(2000)
+  const probed = await probe(base, () => undefined)
+  const generatorCpuSeconds = generator.cpuSeconds()
+  floor = { connectionAttempts: await generator.stop(), generatorCpuSeconds, ...probed }
+  await delay(2000)
 }
-const rssDuring = rssOf(server)
+
+/** The server's V8 heap (allocated, not only used), from its own /metrics: what of the RSS is JavaScript's. */
+const heapOf = (metrics: string) => Number(/^nodejs_heap_size_total_bytes (\d+)/m.exec(metrics)?.[1] ?? Number.NaN)
+const heapBefore = heapOf(await (await fetch(`${base}/metrics`)).text())
+const rssBefore = rssOf(server)
+let rssPeak = rssBefore
+const serverCpuBefore = cpuSecondsOf(server.pid)
+const generator = startFlood(port)
+const floodStarted = performance.now()
+await delay(2000)
+const flooded = await probe(base, () => {
+  rssPeak = Math.max(rssPeak, rssOf(server))
+})
 const metrics = await (await fetch(`${base}/metrics`)).text()
-flood.kill('SIGTERM')
-await new Promise((resolve) => flood.once('close', resolve))
+// CPU over the whole flood (its first burst included): the server's share says whether it or the host limits.
+const serverCpuSeconds = cpuSecondsOf(server.pid) - serverCpuBefore
+const generatorCpuSeconds = generator.cpuSeconds()
+const floodSeconds = Math.round((performance.now() - floodStarted) / 100) / 10
+const connectionAttempts = await generator.stop()
 await delay(2000)
 const rssAfter = rssOf(server)
 server.kill('SIGTERM')
 await new Promise((resolve) => server.once('close', resolve))
 rmSync(scratch, { recursive: true, force: true })
 
-const sorted = [...healthz].sort((a, b) => a - b)
 const refused = [...metrics.matchAll(/toolexec_connections_refused_total\{reason="(\w+)"\} (\d+)/g)].map(
   ([, reason, count]) => `${reason} ${count}`,
 )
+const toMB = (bytes: number) => Math.round(bytes / MB)
 console.log(
   JSON.stringify(
     {
       cpu: os.cpus()[0]?.model,
+      cores: os.cpus().length,
       node: process.version,
       floodSockets: sockets,
       serverOpenFilesLimit: Number(values['server-limit']),
       reconnectMs: Number(values['reconnect-ms']),
-      floodNice,
-      connectionAttempts: Number(floodReport.trim() || 0),
-      healthz: {
-        probes: healthz.length,
-        failed: healthz.filter((ms) => ms === Number.POSITIVE_INFINITY).length,
-        p50Ms: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0),
-        maxMs: Math.round(sorted.at(-1) ?? 0),
+      floodNice: Number(values['flood-nice']),
+      floor,
+      flood: {
+        connectionAttempts,
+        seconds: floodSeconds,
+        serverCpuSeconds: Math.round(serverCpuSeconds * 100) / 100,
+        generatorCpuSeconds: Math.round(generatorCpuSeconds * 100) / 100,
+        ...flooded,
+        emfileLines: log.split('\n').filter((line) => line.includes('EMFILE')).length,
+        rssMB: {
+          before: toMB(rssBefore),
+          peak: toMB(rssPeak),
+          after: toMB(rssAfter),
+          peakGrowth: toMB(rssPeak - rssBefore),
+        },
+        heapMB: { before: toMB(heapBefore), end: toMB(heapOf(metrics)) },
+        refused,
       },
-      bashRuns: { ok: bashOk, total: bashTotal },
-      emfileLines: log.split('\n').filter((line) => line.includes('EMFILE')).length,
-      rssMB: {
-        before: Math.round(rssBefore / MB),
-        during: Math.round(rssDuring / MB),
-        after: Math.round(rssAfter / MB),
+      goals: {
+        healthzMaxUnder100Ms: flooded.healthz.maxMs < 100 && flooded.healthz.failed === 0,
+        bashAllSucceeded: flooded.bashRuns.ok === flooded.bashRuns.total,
+        noEmfile: !log.includes('EMFILE'),
+        rssWithin64MB: rssPeak - rssBefore <= 64 * MB && rssAfter - rssBefore <= 64 * MB,
       },
-      refused,
     },
     null,
     2,

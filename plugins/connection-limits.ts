@@ -1,8 +1,8 @@
-import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 import { Counter, Gauge } from 'prom-client'
 import { ApiError } from '../src/errors/api-error.js'
-import { createAddressList, plainAddress } from '../src/net/address-list.js'
+import { gateConnections } from '../src/net/accept-gate.js'
+import { createAddressList } from '../src/net/address-list.js'
 import { boundBodyDrain } from '../src/net/bound-body-drain.js'
 import { type ConnectionRefusal, createConnectionCaps } from '../src/net/connection-caps.js'
 
@@ -68,21 +68,8 @@ export const connectionLimitsPlugin = fp(
       }, REFUSAL_LOG_INTERVAL_MS).unref()
     }
 
-    // In front of the HTTP server's own listener: a refused socket is closed before a parser,
-    // timers and buffers are set up for it, so a flood of refused connections costs little.
-    const serve = app.server.listeners('connection') as Array<(socket: Socket) => void>
-    app.server.removeAllListeners('connection')
-    app.server.on('connection', (socket: Socket) => {
-      const peer = plainAddress(socket.remoteAddress ?? 'unknown')
-      const refusal = caps.admit(peer)
-      if (refusal !== undefined) {
-        noteRefusal(refusal, peer)
-        socket.destroy()
-        return
-      }
-      socket.once('close', () => caps.release(peer))
-      for (const listener of serve) listener.call(app.server, socket)
-    })
+    // Refused on the listening handle, before Node builds a Socket for the connection (ADR 0320).
+    gateConnections(app.server, caps, noteRefusal)
 
     // An answer sent before the body was read (413, 401, 415, …): the connection is kept, so Node
     // reads and drops the rest of the body and the client reads its answer; the read is bounded.
