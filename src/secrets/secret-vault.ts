@@ -24,6 +24,7 @@ export type SecretVaultOptions = {
 export function createSecretVault(options: SecretVaultOptions) {
   const { store, redactor } = options
   const now = options.now ?? (() => new Date())
+  const writeListeners = new Set<(name: string) => void>()
 
   function requireKey(): SecretKey {
     if (options.key === undefined) throw new SecretsNotConfiguredError()
@@ -52,6 +53,7 @@ export function createSecretVault(options: SecretVaultOptions) {
         updated_by: by,
       }
       await store.put(record)
+      for (const listener of [...writeListeners]) listener(name)
       const { sealed: _sealed, ...info } = record
       return { created: previous === undefined, info }
     },
@@ -61,6 +63,12 @@ export function createSecretVault(options: SecretVaultOptions) {
     },
 
     remove: (name: string): Promise<boolean> => store.delete(name),
+
+    /** Told the name of each secret written on this instance; returns the unsubscribe function. */
+    onWrite(listener: (name: string) => void): () => void {
+      writeListeners.add(listener)
+      return () => writeListeners.delete(listener)
+    },
 
     /** The value of `name`; UnknownSecretError when none is stored, SecretUnreadableError when it does not open. */
     async resolve(name: string): Promise<string> {
