@@ -39,7 +39,7 @@ export function secretReferenceProblems(settings: unknown, keyConfigured: boolea
   }
   if (referenced && !keyConfigured)
     problems.unshift(
-      'the settings refer to secrets (${secret:…}) but TOOLEXEC_SECRET_KEY is not set: set it to 32 random bytes, base64 or hex (`openssl rand -base64 32`)',
+      `the settings refer to secrets (\${secret:…}) but TOOLEXEC_SECRET_KEY is not set: set it to 32 random bytes, base64 or hex (\`openssl rand -base64 32\`)`,
     )
   return problems
 }

@@ -1,5 +1,5 @@
 /** Shorter values are not scrubbed from log lines: they would blank out ordinary words. */
-export const MIN_REDACTED_LENGTH = 4
+const MIN_REDACTED_LENGTH = 4
 const CENSOR = '[redacted]'
 
 /**

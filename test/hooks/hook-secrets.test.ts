@@ -9,6 +9,9 @@ import { UnknownSecretError } from '../../src/secrets/secret-errors.js'
 import type { TestWorkspace } from '../helpers/tool-context.js'
 import { bashTool, createWorkspace, makeContext } from '../permissions/permission-fixtures.js'
 
+/** `${secret:NAME}` as the settings file spells it. */
+const ref = (name: string) => `\${secret:${name}}`
+
 let workspace: TestWorkspace
 let server: Server
 let url: string
@@ -41,7 +44,7 @@ describe('secrets in hooks', () => {
     const runner = createHookRunner(
       {
         PreToolUse: [
-          { matcher: 'Bash', hooks: [{ type: 'http', url, headers: { 'x-token': 'T ${secret:hook-token}' } }] },
+          { matcher: 'Bash', hooks: [{ type: 'http', url, headers: { 'x-token': `T ${ref('hook-token')}` } }] },
         ],
       },
       { resolveSecret },
@@ -54,7 +57,7 @@ describe('secrets in hooks', () => {
 
   it('fails the hook, naming the secret, when it is not stored', async () => {
     const runner = createHookRunner(
-      { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'http', url, headers: { 'x-token': '${secret:gone}' } }] }] },
+      { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'http', url, headers: { 'x-token': `${ref('gone')}` } }] }] },
       { resolveSecret },
     )
     const before = seen.length

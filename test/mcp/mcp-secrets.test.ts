@@ -16,6 +16,9 @@ import { SecretRedactor } from '../../src/secrets/secret-redactor.js'
 import { createSecretVault } from '../../src/secrets/secret-vault.js'
 import { CLIENT_INFO, EVERYTHING_SERVER, findTool, runTool } from './mcp-test-helpers.js'
 
+/** `${secret:NAME}` as the settings file spells it. */
+const ref = (name: string) => `\${secret:${name}}`
+
 const TOKEN = `tok-${randomBytes(12).toString('hex')}`
 
 /** A stateless Streamable HTTP server with one tool, refusing any request without `Bearer TOKEN`. */
@@ -69,7 +72,7 @@ describe('secret references in MCP server settings', () => {
     const vault = newVault()
     const manager = createMcpManager({
       servers: {
-        remote: { type: 'http', url: fixture.url, headers: { Authorization: 'Bearer ${secret:remote-token}' } },
+        remote: { type: 'http', url: fixture.url, headers: { Authorization: `Bearer ${ref('remote-token')}` } },
       },
       clientInfo: CLIENT_INFO,
       resolveSecret: (name) => vault.resolve(name),
@@ -108,7 +111,7 @@ describe('secret references in MCP server settings', () => {
         everything: {
           command: process.execPath,
           args: [EVERYTHING_SERVER, 'stdio'],
-          env: { API_TOKEN: '${secret:stdio-token}', PLAIN: 'x-${secret:stdio-token}-y' },
+          env: { API_TOKEN: `${ref('stdio-token')}`, PLAIN: `x-${ref('stdio-token')}-y` },
         },
       },
       clientInfo: CLIENT_INFO,

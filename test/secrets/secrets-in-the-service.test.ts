@@ -13,6 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/build-test-app.js'
 import { startTestServer, type TestServer } from '../helpers/start-test-server.js'
 
+/** `${secret:NAME}` as the settings file spells it. */
+const ref = (name: string) => `\${secret:${name}}`
+
 const SECRET_KEY = randomBytes(32).toString('base64')
 const MCP_TOKEN = `mcp-${randomBytes(12).toString('hex')}`
 const HOOK_TOKEN = `hook-${randomBytes(12).toString('hex')}`
@@ -104,13 +107,13 @@ describe('secrets in the service', () => {
       settings: {
         permissions: { allow: ['Bash', 'mcp__remote'] },
         mcpServers: {
-          remote: { type: 'http', url: mcp.url, headers: { Authorization: 'Bearer ${secret:remote-token}' } },
+          remote: { type: 'http', url: mcp.url, headers: { Authorization: `Bearer ${ref('remote-token')}` } },
         },
         hooks: {
           PreToolUse: [
             {
               matcher: 'Bash',
-              hooks: [{ type: 'http', url: hook.url, headers: { 'x-hook-token': '${secret:hook-token}' } }],
+              hooks: [{ type: 'http', url: hook.url, headers: { 'x-hook-token': `${ref('hook-token')}` } }],
             },
           ],
         },
@@ -252,13 +255,13 @@ describe('who manages secrets', () => {
     expect(put.json()).toMatchObject({ status: 503, code: 'secrets_not_configured' })
     await expect(
       buildTestApp({
-        settings: { mcpServers: { s: { type: 'http', url: 'http://127.0.0.1:1/mcp', headers: { a: '${secret:t}' } } } },
+        settings: { mcpServers: { s: { type: 'http', url: 'http://127.0.0.1:1/mcp', headers: { a: `${ref('t')}` } } } },
       }),
     ).rejects.toThrow(/TOOLEXEC_SECRET_KEY is not set/)
     await expect(
       buildTestApp({
         env: { TOOLEXEC_SECRET_KEY: SECRET_KEY },
-        settings: { mcpServers: { s: { command: 'x', args: ['${secret:t}'] } } },
+        settings: { mcpServers: { s: { command: 'x', args: [`${ref('t')}`] } } },
       }),
     ).rejects.toThrow(/mcpServers\.s\.args\[0\]: \$\{secret:…\} may stand only/)
   })

@@ -6,7 +6,7 @@ import type { SealedSecret, SecretStore } from '../secret-store.js'
  * (docs/adr/0331-secrets-belong-to-the-deployment.md). Beside the keys of
  * src/stores/redis/redis-keys.ts, with the same prefix; it never expires.
  */
-export const REDIS_SECRETS_KEY = 'toolexec:secrets'
+const REDIS_SECRETS_KEY = 'toolexec:secrets'
 
 /** Sealed secrets on Redis, shared by every instance; `redis` is this store's own connection. */
 export function createRedisSecretStore(redis: Redis): SecretStore {
