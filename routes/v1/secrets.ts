@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ApiError } from '../../src/errors/api-error.js'
 import { isSecretName, SECRET_NAME_RULE } from '../../src/secrets/secret-name.js'
+import { WRITE_SECRET_EXAMPLES } from '../openapi-examples.js'
 import { jsonResponse, problemResponses } from '../responses.js'
 
 /** A value is a credential, not a document: 64 KiB is plenty and bounds what a body may hold. */
@@ -19,16 +20,18 @@ const SecretInfoSchema = z
 
 const NameParamsSchema = z.object({ name: z.string().describe(SECRET_NAME_RULE) })
 
-const WriteSecretBodySchema = z.strictObject({
-  value: z
-    .string()
-    .min(1, 'value must not be empty')
-    .refine(
-      (value) => Buffer.byteLength(value, 'utf8') <= MAX_VALUE_BYTES,
-      `value must be at most ${MAX_VALUE_BYTES} bytes`,
-    )
-    .describe('The secret itself; never returned'),
-})
+const WriteSecretBodySchema = z
+  .strictObject({
+    value: z
+      .string()
+      .min(1, 'value must not be empty')
+      .refine(
+        (value) => Buffer.byteLength(value, 'utf8') <= MAX_VALUE_BYTES,
+        `value must be at most ${MAX_VALUE_BYTES} bytes`,
+      )
+      .describe('The secret itself; never returned'),
+  })
+  .meta({ id: 'WriteSecretRequest', examples: WRITE_SECRET_EXAMPLES })
 
 /**
  * The deployment's secrets (docs/mcp.md#secrets, docs/adr/0333-secrets-api.md): admin keys of the
