@@ -9,8 +9,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/build-test-app.js'
+import { type RedisServer, redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
 import { startTestServer, type TestServer } from '../helpers/start-test-server.js'
 
 /** `${secret:NAME}` as the settings file spells it. */
@@ -264,5 +266,38 @@ describe('who manages secrets', () => {
         settings: { mcpServers: { s: { command: 'x', args: [`${ref('t')}`] } } },
       }),
     ).rejects.toThrow(/mcpServers\.s\.args\[0\]: \$\{secret:…\} may stand only/)
+  })
+})
+
+describe.skipIf(redisSkipReason !== undefined)('secrets on Redis', () => {
+  let redis: RedisServer
+  beforeAll(async () => {
+    redis = await startRedisServer()
+  })
+  afterAll(async () => {
+    await redis?.stop()
+  })
+
+  it('shares one set of secrets between instances, sealed in the hash toolexec:secrets', async () => {
+    const env = { TOOLEXEC_REDIS_URL: redis.url, TOOLEXEC_SECRET_KEY: SECRET_KEY }
+    const first = await buildTestApp({ env })
+    const { workspace, blobDir, memoryDir } = first.app.config
+    const second = await buildTestApp({
+      env: { ...env, TOOLEXEC_WORKSPACE: workspace, TOOLEXEC_BLOB_DIR: blobDir, TOOLEXEC_MEMORY_DIR: memoryDir },
+    })
+    const put = await first.app.inject({
+      method: 'PUT',
+      url: '/v1/secrets/shared-token',
+      payload: { value: MCP_TOKEN },
+    })
+    expect(put.statusCode).toBe(201)
+    const listed = await second.app.inject({ url: '/v1/secrets' })
+    expect(listed.json().secrets.map((secret: { name: string }) => secret.name)).toEqual(['shared-token'])
+    expect(await second.app.secrets.resolve('shared-token')).toBe(MCP_TOKEN)
+    const reader = new Redis(redis.url)
+    const stored = await reader.hgetall('toolexec:secrets')
+    reader.disconnect()
+    expect(Object.keys(stored)).toEqual(['shared-token'])
+    expect(JSON.stringify(stored)).not.toContain(MCP_TOKEN)
   })
 })
