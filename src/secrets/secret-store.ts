@@ -23,5 +23,10 @@ export interface SecretStore {
   delete(name: string): Promise<boolean>
   /** Every record, by name. */
   list(): Promise<SealedSecret[]>
+  /**
+   * Told the name of each secret written or deleted by any instance sharing the store (its own
+   * writes included), where the backend can tell; absent, only this instance's writes are known.
+   */
+  onChange?(listener: (name: string) => void): () => void
   close(): Promise<void>
 }

@@ -64,8 +64,12 @@ export function createSecretVault(options: SecretVaultOptions) {
 
     remove: (name: string): Promise<boolean> => store.delete(name),
 
-    /** Told the name of each secret written on this instance; returns the unsubscribe function. */
+    /**
+     * Told the name of each secret written: on any instance where the store can tell (Redis), else
+     * on this one. Returns the unsubscribe function.
+     */
     onWrite(listener: (name: string) => void): () => void {
+      if (store.onChange) return store.onChange(listener)
       writeListeners.add(listener)
       return () => writeListeners.delete(listener)
     },

@@ -278,26 +278,51 @@ describe.skipIf(redisSkipReason !== undefined)('secrets on Redis', () => {
     await redis?.stop()
   })
 
-  it('shares one set of secrets between instances, sealed in the hash toolexec:secrets', async () => {
+  it('shares one set of secrets between instances: a write on one brings up the servers of the other', async () => {
+    const mcp = await startMcpServer()
     const env = { TOOLEXEC_REDIS_URL: redis.url, TOOLEXEC_SECRET_KEY: SECRET_KEY }
-    const first = await buildTestApp({ env })
+    const settings = {
+      mcpServers: {
+        remote: { type: 'http' as const, url: mcp.url, headers: { Authorization: `Bearer ${ref('remote-token')}` } },
+      },
+    }
+    const first = await buildTestApp({ env, settings })
     const { workspace, blobDir, memoryDir } = first.app.config
     const second = await buildTestApp({
       env: { ...env, TOOLEXEC_WORKSPACE: workspace, TOOLEXEC_BLOB_DIR: blobDir, TOOLEXEC_MEMORY_DIR: memoryDir },
+      settings,
     })
+    const stateOn = async (app: typeof first.app) => {
+      for (;;) {
+        const [state] = app.mcpServers.states()
+        if (state && (state.status === 'failed' || state.status === 'connected')) return state
+        await sleep(20)
+      }
+    }
+    expect((await stateOn(second.app)).status).toBe('failed')
+
     const put = await first.app.inject({
       method: 'PUT',
-      url: '/v1/secrets/shared-token',
+      url: '/v1/secrets/remote-token',
       payload: { value: MCP_TOKEN },
     })
     expect(put.statusCode).toBe(201)
+    // The second instance hears of the write through Redis and tries again.
+    for (;;) {
+      const [state] = second.app.mcpServers.states()
+      if (state?.status === 'connected') break
+      await sleep(20)
+    }
     const listed = await second.app.inject({ url: '/v1/secrets' })
-    expect(listed.json().secrets.map((secret: { name: string }) => secret.name)).toEqual(['shared-token'])
-    expect(await second.app.secrets.resolve('shared-token')).toBe(MCP_TOKEN)
+    expect(listed.json().secrets.map((secret: { name: string }) => secret.name)).toEqual(['remote-token'])
+    expect(await second.app.secrets.resolve('remote-token')).toBe(MCP_TOKEN)
     const reader = new Redis(redis.url)
     const stored = await reader.hgetall('toolexec:secrets')
     reader.disconnect()
-    expect(Object.keys(stored)).toEqual(['shared-token'])
+    expect(Object.keys(stored)).toEqual(['remote-token'])
     expect(JSON.stringify(stored)).not.toContain(MCP_TOKEN)
+    await first.close()
+    await second.close()
+    await mcp.close()
   })
 })
