@@ -11,6 +11,7 @@ import { DEFAULT_MAX_CONCURRENCY, EnvSchema } from './config-schema.js'
 import { checkUnique, parseApiKeys, readApiKeysFile } from './parse-api-keys.js'
 import { parseList } from './parse-list.js'
 import { parseSecretAdminTenants } from './parse-secret-admin-tenants.js'
+import { secretsFileOutsideTenantDirectories } from './secrets-file-location.js'
 
 /**
  * The environment turned into the configuration every other module reads; relative paths
@@ -167,7 +168,11 @@ export function createConfigSchema(cwd: string) {
       /** The secret store (docs/mcp.md#secrets): its key (absent: no secrets), its file, who manages it. */
       secrets: {
         key: parseSecretKey(env.TOOLEXEC_SECRET_KEY),
-        file: path.resolve(cwd, env.TOOLEXEC_SECRETS_FILE),
+        file: secretsFileOutsideTenantDirectories(path.resolve(cwd, env.TOOLEXEC_SECRETS_FILE), {
+          TOOLEXEC_WORKSPACE: path.resolve(cwd, env.TOOLEXEC_WORKSPACE),
+          TOOLEXEC_BLOB_DIR: path.resolve(cwd, env.TOOLEXEC_BLOB_DIR),
+          TOOLEXEC_MEMORY_DIR: path.resolve(cwd, env.TOOLEXEC_MEMORY_DIR),
+        }),
         adminTenants: parseSecretAdminTenants(env.TOOLEXEC_SECRETS_ADMIN_TENANTS, apiKeys),
       },
       /** Problems that did not stop the start; logged once the logger exists. */
