@@ -1,14 +1,14 @@
 import fp from 'fastify-plugin'
 import { Redis } from 'ioredis'
 import type { Logger } from '../src/logging/logger.js'
-import { openFileSecretStore } from '../src/secrets/file/file-secret-store.js'
-import { createMemorySecretStore } from '../src/secrets/memory/memory-secret-store.js'
-import { createRedisSecretStore } from '../src/secrets/redis/redis-secret-store.js'
 import { openSecret } from '../src/secrets/seal-secret.js'
 import type { SecretKey } from '../src/secrets/secret-key.js'
 import { SecretRedactor } from '../src/secrets/secret-redactor.js'
 import type { SecretStore } from '../src/secrets/secret-store.js'
 import { createSecretVault, type SecretVault } from '../src/secrets/secret-vault.js'
+import { openFileSecretStore } from '../src/stores/memory/file-secret-store.js'
+import { createMemorySecretStore } from '../src/stores/memory/memory-secret-store.js'
+import { createRedisSecretStore } from '../src/stores/redis/redis-secret-store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

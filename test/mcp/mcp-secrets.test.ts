@@ -10,10 +10,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMcpManager } from '../../src/mcp/client/mcp-manager.js'
-import { createMemorySecretStore } from '../../src/secrets/memory/memory-secret-store.js'
 import { SecretKey } from '../../src/secrets/secret-key.js'
 import { SecretRedactor } from '../../src/secrets/secret-redactor.js'
 import { createSecretVault } from '../../src/secrets/secret-vault.js'
+import { createMemorySecretStore } from '../../src/stores/memory/memory-secret-store.js'
 import { CLIENT_INFO, EVERYTHING_SERVER, findTool, runTool } from './mcp-test-helpers.js'
 
 /** `${secret:NAME}` as the settings file spells it. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { createSerialQueue } from '../../async/serial-queue.js'
-import type { SealedSecret, SecretStore } from '../secret-store.js'
+import type { SealedSecret, SecretStore } from '../../secrets/secret-store.js'
 
 type SecretsFile = { version: 1; secrets: SealedSecret[] }
 

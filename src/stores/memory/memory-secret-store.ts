@@ -1,4 +1,4 @@
-import type { SealedSecret, SecretStore } from '../secret-store.js'
+import type { SealedSecret, SecretStore } from '../../secrets/secret-store.js'
 
 /** Sealed secrets in memory only (tests and embedders that keep nothing on disk). */
 export function createMemorySecretStore(): SecretStore {
