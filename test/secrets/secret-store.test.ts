@@ -163,3 +163,16 @@ describe.skipIf(redisSkipReason !== undefined)('the Redis backend', () => {
     await other.close()
   })
 })
+
+describe('the redactor', () => {
+  it('blanks values as written and JSON-escaped, longest first, and leaves short ones alone', () => {
+    const redactor = new SecretRedactor()
+    redactor.remember('a.b*c(d)')
+    redactor.remember('say "hi"\n')
+    redactor.remember('a.b*c(d)-longer')
+    redactor.remember('abc')
+    expect(redactor.scrub('x a.b*c(d) y a.b*c(d)-longer z axbxc(d)')).toBe('x [redacted] y [redacted] z axbxc(d)')
+    expect(redactor.scrub(JSON.stringify({ v: 'say "hi"\n' }))).toBe('{"v":"[redacted]"}')
+    expect(redactor.scrub('abc stays')).toBe('abc stays')
+  })
+})
