@@ -15,19 +15,22 @@ export const mcpEndpointPlugin = fp(
     const endpoint = createMcpEndpoint({
       runManager: app.runManager,
       sessions: app.sessions,
+      mcpSessions: app.stores.mcpSessions,
+      coordination: app.coordination,
       toolPool: app.toolPool,
       inputLimits: app.config,
       serverInfo: SERVICE_INFO,
       idleTtlMs: app.config.sessionIdleTtlMs,
       limits: app.config.mcpSessionLimits,
+      onError: (error) => app.log.debug({ err: error }, 'an /mcp request was refused'),
     })
     app.decorate('mcpEndpoint', endpoint)
     new Gauge({
       name: 'toolexec_mcp_sessions_open',
-      help: 'MCP sessions open on /mcp of this instance',
+      help: 'MCP sessions open on /mcp (older revisions; on Redis, those of every instance)',
       registers: [app.metrics.registry],
-      collect() {
-        this.set(endpoint.sessionCount)
+      async collect() {
+        this.set(await endpoint.openSessions())
       },
     })
     const stop = app.mcpServers.onToolsChanged(() => endpoint.toolsChanged())
@@ -37,5 +40,8 @@ export const mcpEndpointPlugin = fp(
       await endpoint.close()
     })
   },
-  { name: 'mcp-endpoint', dependencies: ['config', 'metrics', 'mcp-servers', 'run-manager', 'sessions', 'tool-pool'] },
+  {
+    name: 'mcp-endpoint',
+    dependencies: ['config', 'stores', 'metrics', 'mcp-servers', 'run-manager', 'sessions', 'tool-pool'],
+  },
 )

@@ -1,3 +1,4 @@
+import { type NodeIncomingMessageLike, toNodeHandler } from '@modelcontextprotocol/node'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 
@@ -10,14 +11,17 @@ export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
     config: { capability: 'run' },
     schema: { hide: true, querystring: z.object({ session_id: z.string().min(1).optional() }) },
     handler: async (request, reply) => {
-      // The MCP transport writes the response itself (JSON or an SSE stream).
+      // The endpoint answers with a web Response (JSON or an SSE stream), written by the SDK's adapter.
       reply.hijack()
       const { session_id } = request.query
-      await app.mcpEndpoint.handle(request.raw, reply.raw, request.body, {
+      const caller = {
         tenant: request.tenant,
         ...(session_id === undefined ? {} : { sessionId: session_id }),
         logger: request.log,
-      })
+      }
+      const node = toNodeHandler({ fetch: (web, options) => app.mcpEndpoint.fetch(web, caller, options) })
+      // A GET or DELETE has a method too: Node leaves it optional only for client-side messages.
+      await node(request.raw as NodeIncomingMessageLike, reply.raw, request.body)
     },
   })
 }

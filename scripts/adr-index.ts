@@ -30,7 +30,6 @@ const AREAS: ReadonlyArray<readonly [first: number, title: string]> = [
   [230, 'The edges of HTTP and hardening'],
   [250, 'Approvals and the audit trail'],
   [270, 'Deployments and fidelity'],
-  [330, 'Secrets'],
 ]
 
 type Record = { file: string; number: number; title: string; status: string; summary: string }

@@ -63,15 +63,15 @@ export function requestFromStreamStart(
   }
 }
 
-/** An MCP `tools/call`: a one-block run in `wait` mode, in the caller's session. */
+/** An MCP `tools/call`: a one-block run in `wait` mode, in the caller's session (none: a session of its own). */
 export function requestFromMcpCall(
   block: ToolUseBlock,
-  caller: Caller & { sessionId: string },
+  caller: Caller & { sessionId?: string | undefined },
   limits: InputLimits,
 ): StartRunRequest {
   return {
     tenant: caller.tenant,
-    sessionId: caller.sessionId,
+    ...(caller.sessionId === undefined ? {} : { sessionId: caller.sessionId }),
     mode: 'wait',
     input: prepareRunInput({ tool_uses: [block] }, limits),
     options: {},

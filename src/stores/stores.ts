@@ -2,6 +2,7 @@ import type { Logger } from '../logging/logger.js'
 import type { AuditStore } from './audit-store.js'
 import type { EventStore } from './event-store.js'
 import type { IdempotencyStore } from './idempotency-store.js'
+import type { McpSessionStore } from './mcp-session-store.js'
 import type { RunCoordination } from './run-coordination.js'
 import type { RunStore } from './run-store.js'
 import type { SessionStore } from './session-store.js'
@@ -12,6 +13,7 @@ export type Stores = {
   sessions: SessionStore
   idempotency: IdempotencyStore
   audit: AuditStore
+  mcpSessions: McpSessionStore
 }
 
 export type StoreLimits = { maxRetainedRuns: number; sessionIdleTtlMs: number }

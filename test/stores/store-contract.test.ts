@@ -262,6 +262,32 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
     expect((await stores.sessions.count(tenant, Date.now())).tenant).toBe(before.tenant + 1)
   })
 
+  it('keeps an MCP session for its tenant only, counts it until it idles out, and ends it once', async () => {
+    const mcp = id('mcp')
+    const tenant = id('tenant')
+    const record = {
+      mcpSessionId: mcp,
+      tenant,
+      sessionId: 'ses_1',
+      ownsSession: true,
+      protocolVersion: '2025-11-25',
+      clientInfo: { name: 'c', version: '1' },
+      clientCapabilities: { roots: {} },
+    }
+    const now = Date.now()
+    await stores.mcpSessions.create(record, 60_000, now)
+    expect(await stores.mcpSessions.touch(tenant, mcp, 60_000, now)).toEqual(record)
+    expect(await stores.mcpSessions.touch('other', mcp, 60_000, now)).toBeUndefined()
+    expect(await stores.mcpSessions.delete('other', mcp)).toBeUndefined()
+    expect((await stores.mcpSessions.count(tenant, now)).tenant).toBe(1)
+    // Counted by expiry: past its idle TTL it is no longer open.
+    expect((await stores.mcpSessions.count(tenant, now + 120_000)).tenant).toBe(0)
+    await stores.mcpSessions.create(record, 60_000, now)
+    expect(await stores.mcpSessions.delete(tenant, mcp)).toEqual(record)
+    expect(await stores.mcpSessions.delete(tenant, mcp)).toBeUndefined()
+    expect(await stores.mcpSessions.touch(tenant, mcp, 60_000, now)).toBeUndefined()
+  })
+
   it('holds a session for one run at a time and saves the state it hands back', async () => {
     const s = id('s')
     await stores.sessions.create(session(s, 0))

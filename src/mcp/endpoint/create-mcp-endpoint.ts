@@ -1,162 +1,112 @@
-import { randomUUID } from 'node:crypto'
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { startSweeper } from '../../async/start-sweeper.js'
-import { ApiError, isApiError } from '../../errors/api-error.js'
-import type { Logger } from '../../logging/logger.js'
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  legacyStatelessFallback,
+  type McpHandlerRequestOptions,
+  type McpRequestContext,
+} from '@modelcontextprotocol/server'
+import { isApiError } from '../../errors/api-error.js'
 import type { SessionService } from '../../sessions/session-service.js'
+import type { McpSessionStore } from '../../stores/mcp-session-store.js'
+import type { RunCoordination } from '../../stores/run-coordination.js'
 import { createToolexecMcpServer } from './create-toolexec-mcp-server.js'
-import { createEndpointBackend, type EndpointDependencies } from './mcp-endpoint-backend.js'
+import { jsonRpcErrorResponse } from './json-rpc-error-response.js'
+import { createLegacySessions, type McpCaller } from './legacy-sessions.js'
+import { type BoundCaller, createEndpointBackend, type EndpointDependencies } from './mcp-endpoint-backend.js'
+import { createSessionCalls } from './session-calls.js'
 
-export type McpEndpointOptions = Omit<EndpointDependencies, 'sessions'> & {
-  sessions: Pick<SessionService, 'get' | 'contextFor' | 'create' | 'delete'>
+export type { McpCaller } from './legacy-sessions.js'
+
+export type McpEndpointOptions = EndpointDependencies & {
+  sessions: Pick<SessionService, 'get' | 'contextFor' | 'defaultPermissionContext' | 'create' | 'delete'>
+  /** Where 2025-era MCP sessions live: this instance's memory, or Redis shared by all (docs/adr/0341). */
+  mcpSessions: McpSessionStore
   serverInfo: { name: string; version: string }
-  /** An MCP session with no request and no running call for this long is closed. */
+  /** An MCP session with no request for this long ends. */
   idleTtlMs: number
   /** Caps on open MCP sessions, in all and per tenant (docs/adr/0234-session-caps.md); absent: none. */
   limits?: { maxSessions: number; maxSessionsPerTenant: number } | undefined
+  /** With Redis: how a cancel reaches the instance running the call. */
+  coordination?: Pick<RunCoordination, 'announce' | 'onAnnouncement'> | undefined
   now?: () => number
+  onError?: (error: Error) => void
 }
 
-/** Who is calling `/mcp`: the authenticated tenant and, at initialize, an optional session to run in. */
-export type McpCaller = { tenant: string; sessionId?: string; logger?: Logger }
-
-/** How long a client refused by an MCP session cap waits: sessions free as they close or idle out. */
-const MCP_SESSION_CAP_RETRY_AFTER_SECONDS = 5
-
-type McpSession = {
-  tenant: string
-  transport: StreamableHTTPServerTransport
-  server: Server
-  lastUsedAt: number
-  inFlight: () => number
-  /** The toolexec session this MCP session created, if any: it is deleted when the MCP session ends. */
-  ownedSessionId: () => Promise<string> | undefined
-}
-
-function sendJsonRpcError(response: ServerResponse, status: number, message: string, retryAfterSeconds?: number): void {
-  response.writeHead(status, {
-    'content-type': 'application/json',
-    ...(retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) }),
-  })
-  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
+/** The caller travels to the per-request server factory as the request's auth info, the SDK's pass-through. */
+const CALLER_KEY = 'toolexec/caller'
+const authInfoOf = (caller: BoundCaller): AuthInfo => ({
+  token: '',
+  clientId: caller.tenant,
+  scopes: [],
+  extra: { [CALLER_KEY]: caller },
+})
+function callerOf(context: Pick<McpRequestContext, 'authInfo'>): BoundCaller {
+  const caller = context.authInfo?.extra?.[CALLER_KEY] as BoundCaller | undefined
+  if (!caller) throw new Error('An /mcp request reached the server factory without its caller')
+  return caller
 }
 
 /**
- * The `/mcp` Streamable HTTP endpoint, session-based (ADR 0056). `initialize` opens an MCP
- * session bound to the tenant and to one toolexec session (the `session_id` given, or one
- * created on first use), so Read → Edit works across calls. Sessions live in this instance's
- * memory: an unknown session id gets 404 and the client starts a new one.
+ * The `/mcp` Streamable HTTP endpoint on SDK v2 (docs/adr/0340-mcp-endpoint-on-sdk-v2.md), a
+ * web-standard `fetch`. A 2026-07-28 request (it carries the `_meta` envelope) goes to the SDK's
+ * stateless handler: no session, `server/discover`, the new error codes and headers, cancellation
+ * by closing the stream. Anything else is 2025-era and goes to the sessions kept in the stores
+ * (legacy-sessions.ts). Both are served by the same per-request server (create-toolexec-mcp-server.ts).
  */
 export function createMcpEndpoint(options: McpEndpointOptions) {
-  const { sessions } = options
   const now = options.now ?? Date.now
-  const live = new Map<string, McpSession>()
+  const calls = createSessionCalls()
+  const serverFor = (caller: BoundCaller) =>
+    createToolexecMcpServer(createEndpointBackend(options, calls, caller), options.serverInfo)
+  const factory = (context: McpRequestContext) => serverFor(callerOf(context))
+  const onerror = options.onError ?? (() => {})
+  const modern = createMcpHandler(factory, { legacy: 'reject', onerror })
+  const legacyPost = legacyStatelessFallback(factory, onerror)
+  const legacy = createLegacySessions({
+    store: options.mcpSessions,
+    sessions: options.sessions,
+    calls,
+    idleTtlMs: options.idleTtlMs,
+    limits: options.limits,
+    now,
+    serve: (request, caller, parsedBody) => legacyPost(request, { authInfo: authInfoOf(caller), parsedBody }),
+    serverFor,
+    coordination: options.coordination,
+  })
 
-  async function retire(id: string): Promise<void> {
-    const session = live.get(id)
-    if (!session) return
-    live.delete(id)
-    await Promise.allSettled([session.transport.close(), session.server.close()])
-    const owned = await session.ownedSessionId()?.catch(() => undefined)
-    if (owned) await sessions.delete(session.tenant, owned).catch(() => {})
+  async function serve(request: Request, caller: McpCaller, parsedBody: unknown): Promise<Response> {
+    if (await isLegacyRequest(request, parsedBody)) return legacy.handle(request, caller, parsedBody)
+    // Stateless: `session_id` in the URL names the toolexec session every call runs in (docs/adr/0342).
+    if (caller.sessionId !== undefined) await options.sessions.get(caller.tenant, caller.sessionId)
+    return modern.fetch(request, { authInfo: authInfoOf(caller), ...(parsedBody === undefined ? {} : { parsedBody }) })
   }
-
-  /** Refuses a new MCP session past a cap: each holds a server and a transport in this instance's memory. */
-  function checkLimits(tenant: string): void {
-    const limits = options.limits
-    if (!limits) return
-    let own = 0
-    for (const session of live.values()) if (session.tenant === tenant) own += 1
-    const full =
-      own >= limits.maxSessionsPerTenant
-        ? `this tenant has ${own} MCP sessions open (TOOLEXEC_MAX_MCP_SESSIONS_PER_TENANT=${limits.maxSessionsPerTenant})`
-        : live.size >= limits.maxSessions
-          ? `the service has ${live.size} MCP sessions open (TOOLEXEC_MAX_MCP_SESSIONS=${limits.maxSessions})`
-          : undefined
-    if (full !== undefined) {
-      throw new ApiError(
-        'too_many_sessions',
-        `No new MCP session: ${full}; close sessions you no longer use (DELETE /mcp), or retry`,
-        { retryAfterSeconds: MCP_SESSION_CAP_RETRY_AFTER_SECONDS },
-      )
-    }
-  }
-
-  async function open(request: IncomingMessage, response: ServerResponse, body: unknown, caller: McpCaller) {
-    checkLimits(caller.tenant)
-    if (caller.sessionId !== undefined) await sessions.get(caller.tenant, caller.sessionId)
-    let ownedSessionId: Promise<string> | undefined
-    const sessionId = () => {
-      if (caller.sessionId !== undefined) return Promise.resolve(caller.sessionId)
-      ownedSessionId ??= sessions.create(caller.tenant).then((record) => record.sessionId)
-      return ownedSessionId
-    }
-    const bound = createEndpointBackend(options, {
-      tenant: caller.tenant,
-      sessionId,
-      ...(caller.logger ? { logger: caller.logger } : {}),
-    })
-    const server = createToolexecMcpServer(bound.backend, options.serverInfo)
-    let opened = false
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => `mcp_${randomUUID()}`,
-      onsessioninitialized: (id) => {
-        opened = true
-        live.set(id, {
-          tenant: caller.tenant,
-          transport,
-          server,
-          lastUsedAt: now(),
-          inFlight: bound.inFlight,
-          // Read when the session ends: the toolexec session is only created by the first call.
-          ownedSessionId: () => ownedSessionId,
-        })
-      },
-      onsessionclosed: (id) => retire(id),
-    })
-    await server.connect(transport)
-    await transport.handleRequest(request, response, body)
-    // Anything but an initialize without a session id was refused by the transport: keep nothing.
-    if (!opened) await Promise.allSettled([transport.close(), server.close()])
-  }
-
-  async function handle(request: IncomingMessage, response: ServerResponse, body: unknown, caller: McpCaller) {
-    try {
-      const id = request.headers['mcp-session-id']
-      if (typeof id !== 'string') return await open(request, response, body, caller)
-      const session = live.get(id)
-      // Another tenant's session is as unknown as an expired one.
-      if (!session || session.tenant !== caller.tenant) return sendJsonRpcError(response, 404, 'Session not found')
-      session.lastUsedAt = now()
-      await session.transport.handleRequest(request, response, body)
-    } catch (error) {
-      if (!isApiError(error) || response.headersSent) throw error
-      sendJsonRpcError(response, error.status, `${error.message} (${error.code})`, error.retryAfterSeconds)
-    }
-  }
-
-  function sweep(): void {
-    for (const [id, session] of live) {
-      if (session.inFlight() === 0 && now() - session.lastUsedAt > options.idleTtlMs) void retire(id)
-    }
-  }
-  // sweep() catches nothing because it cannot throw: retire() handles its own failures.
-  const stopSweeper = startSweeper(sweep, Math.min(options.idleTtlMs, 60_000), () => {})
 
   return {
-    handle,
-    /** Tells every open session its tool list changed (an MCP server of ours came or went). */
-    toolsChanged(): void {
-      for (const session of live.values()) session.server.sendToolListChanged().catch(() => {})
+    /** Serves one HTTP request of `caller`; refusals the caller can fix are JSON-RPC errors with their status. */
+    async fetch(request: Request, caller: McpCaller, options?: Pick<McpHandlerRequestOptions, 'parsedBody'>) {
+      try {
+        return await serve(request, caller, options?.parsedBody)
+      } catch (error) {
+        if (!isApiError(error)) throw error
+        return jsonRpcErrorResponse(error.status, `${error.message} (${error.code})`, error.retryAfterSeconds)
+      }
     },
-    get sessionCount() {
-      return live.size
+    /** Tells the notification streams held here that the tool list changed (an MCP server of ours came or went). */
+    toolsChanged(): void {
+      legacy.toolsChanged()
+      modern.notify.toolsChanged()
+    },
+    /** MCP sessions open (2025-era; the 2026 revision has none): in the stores, so on Redis those of all instances. */
+    async openSessions(): Promise<number> {
+      return (await options.mcpSessions.count('', now())).total
+    },
+    /** Notification streams this instance holds open. */
+    get streamCount() {
+      return legacy.streamCount
     },
     async close(): Promise<void> {
-      stopSweeper()
-      await Promise.all([...live.keys()].map(retire))
+      await Promise.allSettled([legacy.close(), modern.close()])
     },
   }
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { type CallToolResult, Server } from '@modelcontextprotocol/server'
 import type { ToolResultBlock, ToolUseBlock } from '../../messages/content-blocks.js'
 import type { BlobInfo } from '../../results/blob-store.js'
 import type { ApiToolDefinition } from '../../tool/to-api-definition.js'
@@ -11,10 +10,13 @@ export type ToolexecMcpCallOutcome = { runId: string; result: ToolResultBlock; b
 /** What the `/mcp` endpoint needs from the service: the caller's pool, and one call run as a run. */
 export type ToolexecMcpBackend = {
   listTools(): Promise<ApiToolDefinition[]>
-  /** Runs one tool_use block through the engine (permissions, hooks, budget) and returns its result. */
+  /**
+   * Runs one tool_use block through the engine (permissions, hooks, budget) and returns its
+   * result. `requestId` is the JSON-RPC id, by which an older-revision client cancels the call.
+   */
   callTool(
     block: ToolUseBlock,
-    options: { signal: AbortSignal; onProgress: (data: unknown) => void },
+    options: { signal: AbortSignal; requestId: string | number; onProgress: (data: unknown) => void },
   ): Promise<ToolexecMcpCallOutcome>
 }
 
@@ -24,28 +26,32 @@ const BLOBS_META_KEY = 'toolexec/blobs'
 /**
  * An MCP server exposing the tool pool: `tools/list` from the pool's API definitions,
  * `tools/call` as a one-block run, with the run's progress forwarded as MCP progress when the
- * client asked for it, and the client's cancellation cancelling the run.
+ * client asked for it, and the client's cancellation cancelling the run. One instance serves one
+ * HTTP request of either revision (docs/adr/0340-mcp-endpoint-on-sdk-v2.md); the SDK fills the
+ * 2026-07-28 fields (`ttlMs: 0`, `cacheScope: 'private'` on the list: the pool is per tenant and
+ * changes when an MCP server of ours comes or goes).
  */
 export function createToolexecMcpServer(backend: ToolexecMcpBackend, info: { name: string; version: string }): Server {
   const server = new Server(info, { capabilities: { tools: { listChanged: true } } })
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler('tools/list', async () => ({
     tools: (await backend.listTools()).map((definition) => ({
       name: definition.name,
       description: definition.description,
-      inputSchema: definition.input_schema,
+      inputSchema: definition.input_schema as { type: 'object'; [key: string]: unknown },
     })),
   }))
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const token = request.params._meta?.progressToken
+    const { signal } = ctx.mcpReq
     let count = 0
     const onProgress = (data: unknown) => {
-      if (token === undefined || extra.signal.aborted) return
+      if (token === undefined || signal.aborted) return
       count += 1
       const params = { progressToken: token, ...toMcpProgress(data, count) }
       // A client that went away is noticed through the abort signal; a lost notification is not an error.
-      extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {})
+      ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {})
     }
     const block: ToolUseBlock = {
       type: 'tool_use',
@@ -53,7 +59,7 @@ export function createToolexecMcpServer(backend: ToolexecMcpBackend, info: { nam
       name: request.params.name,
       input: request.params.arguments ?? {},
     }
-    const outcome = await backend.callTool(block, { signal: extra.signal, onProgress })
+    const outcome = await backend.callTool(block, { signal, requestId: ctx.mcpReq.id, onProgress })
     return {
       ...toolResultToMcp(outcome.result),
       _meta: { [RUN_ID_META_KEY]: outcome.runId, [BLOBS_META_KEY]: outcome.blobs },

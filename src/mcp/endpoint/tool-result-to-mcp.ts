@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult } from '@modelcontextprotocol/server'
 import type { ToolResultBlock } from '../../messages/content-blocks.js'
 
 export type McpProgressParams = { progress: number; total?: number; message?: string }

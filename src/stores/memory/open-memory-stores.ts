@@ -12,6 +12,7 @@ import {
 import { createMemoryAuditStore } from './memory-audit-store.js'
 import { createMemoryEventStore } from './memory-event-store.js'
 import { createMemoryIdempotencyStore } from './memory-idempotency-store.js'
+import { createMemoryMcpSessionStore } from './memory-mcp-session-store.js'
 import { createMemoryRunStore } from './memory-run-store.js'
 import { createMemorySessionStore } from './memory-session-store.js'
 
@@ -34,6 +35,7 @@ export function createMemoryStores(limits: Pick<StoreLimits, 'maxRetainedRuns'> 
     sessions: createMemorySessionStore(),
     idempotency,
     audit: createMemoryAuditStore({ ttlMs: audit.auditTtlMs, maxRecords: audit.auditMaxRecords }),
+    mcpSessions: createMemoryMcpSessionStore(),
   }
 }
 

@@ -26,6 +26,11 @@ export const redisKeys = {
   /** Sessions by the time their creation's idle TTL runs out, per tenant and in all: the session caps count them. */
   sessionsOfTenant: (tenant: string) => `${PREFIX}sessions:${tenant}`,
   sessionsAll: `${PREFIX}sessions:all`,
+  /** An older-revision MCP session of /mcp (docs/adr/0341-older-mcp-sessions-in-the-stores.md). */
+  mcpSession: (mcpSessionId: string) => `${PREFIX}mcp-session:${mcpSessionId}`,
+  /** MCP sessions by expiry time, per tenant and in all: the MCP session caps count them. */
+  mcpSessionsOfTenant: (tenant: string) => `${PREFIX}mcp-sessions:${tenant}`,
+  mcpSessionsAll: `${PREFIX}mcp-sessions:all`,
   idempotency: (tenant: string, key: string) => `${PREFIX}idempotency:${tenant}:${key}`,
   /** Hash run id → tenant of the runs some instance executes; each has a lease key while it lives. */
   running: `${PREFIX}runs:running`,

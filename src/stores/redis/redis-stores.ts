@@ -4,6 +4,7 @@ import { type AuditLimits, DEFAULT_AUDIT_LIMITS, type StoreLimits, type Stores }
 import { createRedisAuditStore } from './redis-audit-store.js'
 import { createRedisEventStore } from './redis-event-store.js'
 import { createRedisIdempotencyStore } from './redis-idempotency-store.js'
+import { createRedisMcpSessionStore } from './redis-mcp-session-store.js'
 import { createRedisRunCoordination, type RedisRunCoordination } from './redis-run-coordination.js'
 import { createRedisRunStore } from './redis-run-store.js'
 import { createRedisSessionStore } from './redis-session-store.js'
@@ -57,6 +58,7 @@ export function createRedisStores(options: RedisStoresOptions) {
       ttlMs: options.auditTtlMs ?? DEFAULT_AUDIT_LIMITS.auditTtlMs,
       maxRecords: options.auditMaxRecords ?? DEFAULT_AUDIT_LIMITS.auditMaxRecords,
     }),
+    mcpSessions: createRedisMcpSessionStore({ redis }),
   }
   const coordination: RedisRunCoordination = createRedisRunCoordination({
     redis,

@@ -42,9 +42,11 @@ describe('bash client tool', () => {
 
   it('restart: true kills the shell and its children and starts fresh', async () => {
     const { workspace, use } = await setup()
-    await use({ command: 'cd /tmp && export X=1 && (sleep 300 &) && sleep 300 & echo started' })
+    // A duration no other process on the host uses, so pgrep sees only this test's sleeps.
+    const sleep = `sleep 300.${process.pid}${Date.now() % 100_000}`
+    await use({ command: `cd /tmp && export X=1 && (${sleep} &) && ${sleep} & echo started` })
     expect(await use({ restart: true })).toBe(clientBashMessages.restarted)
-    expect(await use({ command: 'pwd; echo "[$X]"; pgrep -f "sleep 300" || echo none' })).toBe(
+    expect(await use({ command: `pwd; echo "[$X]"; pgrep -f "${sleep}" || echo none` })).toBe(
       `${workspace.cwd}\n[]\nnone`,
     )
   })
