@@ -36,7 +36,8 @@ ENV NODE_ENV=production \
     PORT=8080 \
     TOOLEXEC_WORKSPACE=/data/workspace \
     TOOLEXEC_BLOB_DIR=/data/blobs \
-    TOOLEXEC_MEMORY_DIR=/data/memory
+    TOOLEXEC_MEMORY_DIR=/data/memory \
+    TOOLEXEC_SECRETS_FILE=/data/secrets.json
 
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -21,6 +21,7 @@ import { requestIdPlugin } from './plugins/request-id.js'
 import { runManagerPlugin } from './plugins/run-manager.js'
 import { runMetricsPlugin } from './plugins/run-metrics.js'
 import { sandboxPlugin } from './plugins/sandbox.js'
+import { secretsPlugin } from './plugins/secrets.js'
 import { sessionsPlugin } from './plugins/sessions.js'
 import { settingsPlugin } from './plugins/settings.js'
 import { storesPlugin } from './plugins/stores.js'
@@ -39,6 +40,7 @@ import { runControlRoutes } from './routes/v1/runs/control.js'
 import { runEventsRoutes } from './routes/v1/runs/events.js'
 import { runsRoutes } from './routes/v1/runs/index.js'
 import { listRunsRoutes } from './routes/v1/runs/list.js'
+import { secretsRoutes } from './routes/v1/secrets.js'
 import { sessionsRoutes } from './routes/v1/sessions/index.js'
 import { streamRoutes } from './routes/v1/stream/index.js'
 import { toolsRoutes } from './routes/v1/tools.js'
@@ -46,6 +48,7 @@ import type { Config } from './src/config/config.js'
 import type { Settings } from './src/config/settings-schema.js'
 import type { RunExecutor, RunExecutorOptions } from './src/executor/run-executor-types.js'
 import { type LogStream, loggerOptions } from './src/logging/logger-options.js'
+import { SecretRedactor } from './src/secrets/secret-redactor.js'
 import type { Stores } from './src/stores/stores.js'
 import type { Tools } from './src/tool/tool.js'
 
@@ -78,8 +81,10 @@ export type BuildAppOptions = {
  */
 export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   const { connections } = config
+  // Made before the logger: every line it writes is scrubbed of the secret values it knows.
+  const redactor = new SecretRedactor()
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(config.logLevel, options.logStream),
+    logger: options.logger ?? loggerOptions(config.logLevel, options.logStream, redactor),
     bodyLimit: config.maxBodyBytes,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,
@@ -106,6 +111,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
 
   await app.register(configPlugin, { config })
   await app.register(settingsPlugin, { settings: options.settings })
+  await app.register(secretsPlugin, { redactor })
   await app.register(sandboxPlugin)
   await app.register(errorsPlugin)
   await app.register(contentTypesPlugin)
@@ -150,6 +156,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(toolsRoutes)
   await app.register(blobsRoutes)
   await app.register(mcpServersRoutes)
+  await app.register(secretsRoutes)
   await app.register(mcpRoutes)
   if (config.console) await app.register(consoleRoutes, { directory: options.consoleDirectory })
   return app

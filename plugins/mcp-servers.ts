@@ -31,7 +31,12 @@ export const mcpServersPlugin = fp<McpServersPluginOptions>(
     const servers = app.settings.mcpServers as McpServersInput | undefined
     const manager: McpManager | undefined =
       servers !== undefined && Object.keys(servers).length > 0
-        ? createMcpManager({ servers, clientInfo: SERVICE_INFO, logger: app.log })
+        ? createMcpManager({
+            servers,
+            clientInfo: SERVICE_INFO,
+            logger: app.log,
+            resolveSecret: (name) => app.secrets.resolve(name),
+          })
         : undefined
     const fixed = options.tools ?? []
     // One array per change of the manager's list: the tool pool keeps pools while it is the same.
@@ -50,8 +55,13 @@ export const mcpServersPlugin = fp<McpServersPluginOptions>(
       void manager
         .ready()
         .then(() => app.log.info({ servers: manager.states() }, 'MCP servers: first connections settled'))
-      app.addHook('onClose', async () => manager.close())
+      // A server that failed for want of a secret connects once an admin writes it here.
+      const unsubscribe = app.secrets.onWrite(() => manager.retryFailed())
+      app.addHook('onClose', async () => {
+        unsubscribe()
+        await manager.close()
+      })
     }
   },
-  { name: 'mcp-servers', dependencies: ['settings'] },
+  { name: 'mcp-servers', dependencies: ['settings', 'secrets'] },
 )

@@ -72,6 +72,7 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
       hooks: createHookRunner(app.settings.hooks, {
         logger: app.log,
         onFailure: (event) => app.metrics.hookFailed(event),
+        resolveSecret: (name) => app.secrets.resolve(name),
       }),
       admission,
       limits: {
@@ -105,7 +106,7 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
   },
   {
     name: 'run-manager',
-    dependencies: ['config', 'settings', 'sandbox', 'stores', 'audit', 'sessions', 'tool-pool', 'metrics'],
+    dependencies: ['config', 'settings', 'sandbox', 'stores', 'audit', 'sessions', 'tool-pool', 'metrics', 'secrets'],
   },
 )
 

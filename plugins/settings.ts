@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import { loadSettings, type Settings, SettingsError } from '../src/config/settings-schema.js'
+import { secretReferenceProblems } from '../src/config/settings-secret-references.js'
 import { missingHookCommands } from '../src/hooks/missing-hook-commands.js'
 
 declare module 'fastify' {
@@ -17,11 +18,18 @@ export type SettingsPluginOptions = {
 export const settingsPlugin = fp<SettingsPluginOptions>(
   async (app, options) => {
     const { settingsPath } = app.config
+    const keyConfigured = app.config.secrets.key !== undefined
     if (options.settings || !settingsPath) {
-      app.decorate('settings', options.settings ?? {})
+      const given = options.settings ?? {}
+      const problems = secretReferenceProblems(given, keyConfigured)
+      if (problems.length > 0) throw new SettingsError(`settings: secret references:\n  ${problems.join('\n  ')}`)
+      app.decorate('settings', given)
       return
     }
     const settings = loadSettings(settingsPath)
+    // A secret reference that can never resolve is refused now, not at the first connection (docs/adr/0332).
+    const problems = secretReferenceProblems(settings, keyConfigured)
+    if (problems.length > 0) throw new SettingsError(`${settingsPath}: secret references:\n  ${problems.join('\n  ')}`)
     // A hook that cannot start would fail on every call, logged but never seen: refuse to start.
     const missing = missingHookCommands(settings.hooks, process.env)
     if (missing.length > 0)

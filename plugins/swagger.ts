@@ -26,6 +26,7 @@ export const swaggerPlugin = fp(
           { name: 'sessions', description: 'Tool-use context carried between runs' },
           { name: 'tools', description: 'The tool pool and stored outputs' },
           { name: 'operations', description: 'Health, readiness and metrics' },
+          { name: 'secrets', description: "The deployment's write-only secrets (admin keys)" },
         ],
       },
       transform: jsonSchemaTransform,

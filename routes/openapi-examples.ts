@@ -25,6 +25,8 @@ export const CREATE_SESSION_EXAMPLES = [
 
 export const PATCH_SESSION_EXAMPLES = [{ permissions: { allow: ['Bash(npm test)'], ask: ['Write'] } }]
 
+export const WRITE_SECRET_EXAMPLES = [{ value: 'ghp_exampleExampleExample' }]
+
 export const CANCEL_RUN_EXAMPLES = [{ mode: 'interrupt' }]
 
 export const PERMISSION_ANSWER_EXAMPLES = [

@@ -46,7 +46,7 @@ function isForbidden(specifier: string, file: string): boolean {
  */
 const FOLDER_RANKS: readonly (readonly string[])[] = [
   ['messages', 'errors', 'async', 'paths', 'shell', 'logging', 'telemetry', 'net', 'notify', 'console'],
-  ['events', 'auth', 'results'],
+  ['events', 'auth', 'results', 'secrets'],
   ['tool', 'metrics'],
   ['tools', 'stores', 'mcp/client'],
   ['executor', 'audit'],

@@ -17,7 +17,7 @@ const AuditRecordSchema = z
   .object({
     id: z.string(),
     ts: z.string(),
-    kind: z.enum(['decision', 'call']),
+    kind: z.enum(['decision', 'call', 'secret']).describe('`secret` records leave the call fields empty'),
     tenant: z.string(),
     session_id: z.string(),
     run_id: z.string(),
@@ -29,6 +29,14 @@ const AuditRecordSchema = z
     source: SourceSchema.optional(),
     outcome: z.enum(['ok', 'error', 'denied', 'cancelled', 'lost']).optional(),
     duration_ms: z.number().optional(),
+    secret: z
+      .object({
+        name: z.string(),
+        action: z.enum(['created', 'updated', 'deleted']),
+        key_name: z.string().describe('The name of the key that did it'),
+      })
+      .optional()
+      .describe('What an admin did to a secret (kind `secret`); never its value'),
   })
   .meta({ id: 'AuditRecord' })
 
@@ -39,7 +47,7 @@ const AuditQuerySchema = z.object({
   run_id: z.string().min(1).optional(),
   session_id: z.string().min(1).optional(),
   tool: z.string().min(1).optional(),
-  kind: z.enum(['decision', 'call']).optional(),
+  kind: z.enum(['decision', 'call', 'secret']).optional(),
   decision: z.enum(['allow', 'deny']).optional(),
   outcome: z.enum(['ok', 'error', 'denied', 'cancelled', 'lost']).optional(),
   after: z.iso.datetime({ offset: true }).optional(),

@@ -3,19 +3,21 @@ import type { KeyRole } from './api-key.js'
 
 /**
  * What a request needs of its key: `read` (any role), `run` (start runs, change sessions' state,
- * /mcp) or `approve` (answer asks, change a session's rules). docs/adr/0240-key-roles.md.
+ * /mcp), `approve` (answer asks, change a session's rules) or `admin` (the deployment's secrets,
+ * docs/adr/0333-secrets-api.md). docs/adr/0240-key-roles.md.
  */
-export type Capability = 'read' | 'run' | 'approve'
+export type Capability = 'read' | 'run' | 'approve' | 'admin'
 
 const GRANTS: Record<KeyRole, ReadonlySet<Capability>> = {
   runner: new Set(['read', 'run']),
   approver: new Set(['read', 'approve']),
-  admin: new Set(['read', 'run', 'approve']),
+  admin: new Set(['read', 'run', 'approve', 'admin']),
 }
 
 const WHAT: Record<Exclude<Capability, 'read'>, string> = {
   run: 'start runs or change a session (runner or admin keys do)',
   approve: "answer permission asks or change a session's rules (approver or admin keys do)",
+  admin: 'manage secrets (admin keys do)',
 }
 
 /** Who is calling, as the auth plugin found it. */

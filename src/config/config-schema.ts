@@ -100,4 +100,8 @@ export const EnvSchema = z.object({
   TOOLEXEC_KEEP_ALIVE_TIMEOUT_MS: milliseconds(10 * SECOND),
   TOOLEXEC_LINGER_MAX_BYTES: count(64 * MIB),
   TOOLEXEC_LINGER_MS: milliseconds(30 * SECOND),
+  // The secret store (docs/mcp.md#secrets, docs/adr/0330-secret-store.md).
+  TOOLEXEC_SECRET_KEY: z.string().optional(),
+  TOOLEXEC_SECRETS_FILE: z.string().min(1).default('./.data/secrets.json'),
+  TOOLEXEC_SECRETS_ADMIN_TENANTS: z.string().optional(),
 })

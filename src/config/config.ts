@@ -6,9 +6,12 @@ import { isLoopbackHost } from '../auth/is-loopback-host.js'
 import { normalizeOrigin } from '../auth/request-origin-policy.js'
 import { ConfigError } from '../errors/config-error.js'
 import { defaultConnectionCap, openFilesLimit } from '../net/descriptor-limit.js'
+import { parseSecretKey } from '../secrets/secret-key.js'
 import { DEFAULT_MAX_CONCURRENCY, EnvSchema } from './config-schema.js'
 import { checkUnique, parseApiKeys, readApiKeysFile } from './parse-api-keys.js'
 import { parseList } from './parse-list.js'
+import { parseSecretAdminTenants } from './parse-secret-admin-tenants.js'
+import { secretsFileOutsideTenantDirectories } from './secrets-file-location.js'
 
 /**
  * The environment turned into the configuration every other module reads; relative paths
@@ -162,6 +165,16 @@ export function createConfigSchema(cwd: string) {
       /** Persistent shells of the bash client tool, on this instance and per tenant (docs/adr/0233). */
       maxShells: env.TOOLEXEC_MAX_SHELLS,
       maxShellsPerTenant: Math.min(env.TOOLEXEC_MAX_SHELLS_PER_TENANT, env.TOOLEXEC_MAX_SHELLS),
+      /** The secret store (docs/mcp.md#secrets): its key (absent: no secrets), its file, who manages it. */
+      secrets: {
+        key: parseSecretKey(env.TOOLEXEC_SECRET_KEY),
+        file: secretsFileOutsideTenantDirectories(path.resolve(cwd, env.TOOLEXEC_SECRETS_FILE), {
+          TOOLEXEC_WORKSPACE: path.resolve(cwd, env.TOOLEXEC_WORKSPACE),
+          TOOLEXEC_BLOB_DIR: path.resolve(cwd, env.TOOLEXEC_BLOB_DIR),
+          TOOLEXEC_MEMORY_DIR: path.resolve(cwd, env.TOOLEXEC_MEMORY_DIR),
+        }),
+        adminTenants: parseSecretAdminTenants(env.TOOLEXEC_SECRETS_ADMIN_TENANTS, apiKeys),
+      },
       /** Problems that did not stop the start; logged once the logger exists. */
       startupWarnings: startupWarnings as readonly string[],
     }

@@ -19,6 +19,7 @@ export const ERROR_CATALOGUE = {
   path_parameter_too_long: { status: 414, title: 'Path parameter too long' },
   invalid_permission_rule: { status: 400, title: 'Invalid permission rule' },
   session_rules_too_large: { status: 400, title: 'Session rules too large' },
+  invalid_secret_name: { status: 400, title: 'Invalid secret name' },
   // Authentication and authorisation.
   unauthorized: { status: 401, title: 'Missing or unknown API key' },
   loopback_only: { status: 403, title: 'Only loopback clients are accepted' },
@@ -32,6 +33,7 @@ export const ERROR_CATALOGUE = {
   session_not_found: { status: 404, title: 'Session not found' },
   blob_not_found: { status: 404, title: 'Blob not found' },
   permission_request_not_found: { status: 404, title: 'Permission request not found' },
+  secret_not_found: { status: 404, title: 'Secret not found' },
   // Conflicts with the current state.
   idempotency_key_reused: { status: 409, title: 'Idempotency-Key reused with another body' },
   session_busy: { status: 409, title: 'Session has a run in progress' },
@@ -52,6 +54,7 @@ export const ERROR_CATALOGUE = {
   server_at_capacity: { status: 503, title: 'Server at capacity' },
   store_unavailable: { status: 503, title: 'Shared store unavailable' },
   console_not_built: { status: 503, title: 'Console not built' },
+  secrets_not_configured: { status: 503, title: 'Secret store not configured' },
   internal_error: { status: 500, title: 'Internal server error' },
 } as const satisfies Record<string, { status: number; title: string }>
 

@@ -18,6 +18,8 @@ export type HookRunnerOptions = {
   defaultTimeoutMs?: number
   /** Environment of command hooks and of HTTP header interpolation; default `process.env`. */
   env?: NodeJS.ProcessEnv
+  /** Where `${secret:NAME}` in HTTP hooks' headers is looked up, at each send (docs/adr/0332). */
+  resolveSecret?: (name: string) => Promise<string>
 }
 
 type Input = { [key: string]: unknown }
@@ -66,7 +68,8 @@ export function createHookRunner(config: HooksConfig | undefined, options: HookR
   if (!Number.isFinite(defaultTimeoutMs) || defaultTimeoutMs <= 0) {
     throw new TypeError('createHookRunner: `defaultTimeoutMs` must be a positive number')
   }
-  const env = options.env ?? process.env
+  // The secret store's key is no hook's business: a hook fed a tenant's input must not reach it (docs/adr/0335).
+  const { TOOLEXEC_SECRET_KEY: _secretKey, ...env } = options.env ?? process.env
   const compile = (event: HookEventName): Group[] =>
     (config?.[event] ?? []).map((group) => ({ matches: compileHookMatcher(group.matcher), hooks: group.hooks }))
   const groups: Record<HookEventName, Group[]> = {
@@ -85,7 +88,15 @@ export function createHookRunner(config: HooksConfig | undefined, options: HookR
     const runs = await Promise.all(
       hooks.map((hook): Promise<HookRun> => {
         const timeoutMs = hook.timeout === undefined ? defaultTimeoutMs : hook.timeout * 1000
-        const runOptions = { event, payload, cwd: context.cwd, timeoutMs, signal: context.abortSignal, env: hookEnv }
+        const runOptions = {
+          event,
+          payload,
+          cwd: context.cwd,
+          timeoutMs,
+          signal: context.abortSignal,
+          env: hookEnv,
+          ...(options.resolveSecret ? { resolveSecret: options.resolveSecret } : {}),
+        }
         return hook.type === 'command' ? runCommandHook(hook.command, runOptions) : runHttpHook(hook, runOptions)
       }),
     )

@@ -12,4 +12,6 @@ export type HookRunOptions = {
   /** The call's signal: a cancelled run kills its hooks too. */
   signal: AbortSignal
   env: NodeJS.ProcessEnv
+  /** Looks up `${secret:NAME}` in an HTTP hook's headers; absent: references are not resolved. */
+  resolveSecret?: (name: string) => Promise<string>
 }

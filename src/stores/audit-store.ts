@@ -14,9 +14,18 @@ export type AuditSource = {
   edited_input?: boolean
 }
 
+/** What an admin did to a secret (docs/adr/0333-secrets-api.md): its name and who, never its value. */
+export type AuditSecretChange = {
+  name: string
+  action: 'created' | 'updated' | 'deleted'
+  /** The name of the key that did it (never the key). */
+  key_name: string
+}
+
 export type AuditEntry = {
   ts: string
-  kind: 'decision' | 'call'
+  /** `secret` records leave the call fields (session, run, tool use, tool) empty. */
+  kind: 'decision' | 'call' | 'secret'
   tenant: string
   session_id: string
   run_id: string
@@ -30,6 +39,7 @@ export type AuditEntry = {
   source?: AuditSource
   outcome?: 'ok' | 'error' | 'denied' | 'cancelled' | 'lost'
   duration_ms?: number
+  secret?: AuditSecretChange
 }
 
 /** A stored entry; `id` orders records (newer ids sort after older ones) and is the cursor. */

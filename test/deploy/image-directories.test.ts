@@ -7,12 +7,20 @@ import { describe, expect, it } from 'vitest'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const read = (file: string) => readFileSync(`${root}/${file}`, 'utf8')
-const directoryVariables = [...new Set(read('src/config/config-schema.ts').match(/TOOLEXEC_\w*(?:_DIR|WORKSPACE)\b/g))]
+// The secrets file is written too (docs/adr/0330-secret-store.md).
+const directoryVariables = [
+  ...new Set(read('src/config/config-schema.ts').match(/TOOLEXEC_\w*(?:_DIR|WORKSPACE)\b|TOOLEXEC_SECRETS_FILE/g)),
+]
 
 describe('the directories of the image and the compose deployment', () => {
   it('finds the directory variables', () => {
     expect(directoryVariables).toEqual(
-      expect.arrayContaining(['TOOLEXEC_WORKSPACE', 'TOOLEXEC_BLOB_DIR', 'TOOLEXEC_MEMORY_DIR']),
+      expect.arrayContaining([
+        'TOOLEXEC_WORKSPACE',
+        'TOOLEXEC_BLOB_DIR',
+        'TOOLEXEC_MEMORY_DIR',
+        'TOOLEXEC_SECRETS_FILE',
+      ]),
     )
   })
 

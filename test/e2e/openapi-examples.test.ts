@@ -35,7 +35,10 @@ const operations = Object.entries(document.paths as Record<string, Record<string
 
 describe('OpenAPI examples', () => {
   it('has request examples that get the documented status from a listening server', async () => {
-    const { baseUrl } = await startTestServer({ extraTools: [askingTool] })
+    const { baseUrl } = await startTestServer({
+      extraTools: [askingTool],
+      env: { TOOLEXEC_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') },
+    })
     const call = (method: string, url: string, body?: unknown) =>
       fetch(`${baseUrl}${url}`, {
         method,
@@ -56,20 +59,27 @@ describe('OpenAPI examples', () => {
         await sleep(10)
       }
     }
+    /** A stored secret: writing an example over it is the documented 200 (replaced). */
+    async function existingSecret() {
+      await call('PUT', '/v1/secrets/github-token', { value: 'first' })
+      return { name: 'github-token' }
+    }
     const sent: string[] = []
     for (const { route, method, operation } of operations.filter(({ operation }) => operation.requestBody)) {
       const examples = requestExamples(operation.requestBody!.content['application/json']!)
       expect(examples.length, `${method} ${route} has request examples`).toBeGreaterThan(0)
       const documented = Object.keys(operation.responses).find((status) => status.startsWith('2'))
       for (const example of examples) {
-        const params = route.includes('{session_id}')
-          ? {
-              session_id: ((await (await call('POST', '/v1/sessions', {})).json()) as { session_id: string })
-                .session_id,
-            }
-          : route.includes('{')
-            ? await openAsk()
-            : {}
+        const params = route.includes('{name}')
+          ? await existingSecret()
+          : route.includes('{session_id}')
+            ? {
+                session_id: ((await (await call('POST', '/v1/sessions', {})).json()) as { session_id: string })
+                  .session_id,
+              }
+            : route.includes('{')
+              ? await openAsk()
+              : {}
         const url = route.replace(/\{(\w+)\}/g, (_, name: string) => (params as Record<string, string>)[name]!)
         const response = await call(method, url, example)
         expect(`${method} ${route} ${response.status}`, JSON.stringify(example)).toBe(
@@ -85,6 +95,7 @@ describe('OpenAPI examples', () => {
         'POST /v1/runs/{run_id}/cancel',
         'POST /v1/runs/{run_id}/permissions/{request_id}',
         'PATCH /v1/sessions/{session_id}',
+        'PUT /v1/secrets/{name}',
       ]),
     )
   })

@@ -194,6 +194,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The names of the stored secrets, when and by whom they were written (never their values) */
+        get: operations["listSecrets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or replace a secret; the value is write-only */
+        put: operations["writeSecret"];
+        post?: never;
+        /** Delete a secret; servers and hooks that refer to it fail clearly from their next connection or send */
+        delete: operations["deleteSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions": {
         parameters: {
             query?: never;
@@ -290,11 +325,22 @@ export interface components {
             input?: unknown;
             /** @description sha256 of the input's canonical JSON */
             input_sha256: string;
-            /** @enum {string} */
-            kind: "decision" | "call";
+            /**
+             * @description `secret` records leave the call fields empty
+             * @enum {string}
+             */
+            kind: "decision" | "call" | "secret";
             /** @enum {string} */
             outcome?: "ok" | "error" | "denied" | "cancelled" | "lost";
             run_id: string;
+            /** @description What an admin did to a secret (kind `secret`); never its value */
+            secret?: {
+                /** @enum {string} */
+                action: "created" | "updated" | "deleted";
+                /** @description The name of the key that did it */
+                key_name: string;
+                name: string;
+            };
             session_id: string;
             source?: {
                 always?: boolean;
@@ -494,7 +540,7 @@ export interface components {
              * @description Stable error code; see docs/api.md
              * @enum {string}
              */
-            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "permission_timeout_too_long" | "invalid_cursor" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "path_parameter_too_long" | "invalid_permission_rule" | "session_rules_too_large" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "role_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "too_many_connections" | "too_many_sessions" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "store_unavailable" | "console_not_built" | "internal_error";
+            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "permission_timeout_too_long" | "invalid_cursor" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "path_parameter_too_long" | "invalid_permission_rule" | "session_rules_too_large" | "invalid_secret_name" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "role_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "secret_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "too_many_connections" | "too_many_sessions" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "store_unavailable" | "console_not_built" | "secrets_not_configured" | "internal_error";
             detail: string;
             /** @description invalid_request from schema validation: one entry per problem */
             errors?: {
@@ -757,6 +803,14 @@ export interface components {
             /** @description The distinct tool names of its blocks */
             tools: string[];
         };
+        /** @description A stored secret, without its value: values are write-only */
+        SecretInfo: {
+            created_at: string;
+            name: string;
+            updated_at: string;
+            /** @description The name of the key that wrote it last (never the key) */
+            updated_by: string;
+        };
         Session: {
             active_run_id?: string;
             additional_directories: string[];
@@ -842,6 +896,15 @@ export interface components {
             content: components["schemas"]["ToolResultBlock"][];
             /** @constant */
             role: "user";
+        };
+        /**
+         * @example {
+         *       "value": "ghp_exampleExampleExample"
+         *     }
+         */
+        WriteSecretRequest: {
+            /** @description The secret itself; never returned */
+            value: string;
         };
     };
     responses: never;
@@ -1043,7 +1106,7 @@ export interface operations {
                 run_id?: string;
                 session_id?: string;
                 tool?: string;
-                kind?: "decision" | "call";
+                kind?: "decision" | "call" | "secret";
                 decision?: "allow" | "deny";
                 outcome?: "ok" | "error" | "denied" | "cancelled" | "lost";
                 after?: string;
@@ -1550,6 +1613,184 @@ export interface operations {
                         run_id: string;
                     };
                 };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or owned by another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every stored secret, by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secrets: components["schemas"]["SecretInfo"][];
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    writeSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a secret name is 1 to 128 letters, digits, `_`, `-` or `.`, starting with a letter or digit */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WriteSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description Replaced */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretInfo"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretInfo"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Shutting down, or at capacity (server_at_capacity; see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a secret name is 1 to 128 letters, digits, `_`, `-` or `.`, starting with a letter or digit */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request */
             400: {

@@ -20,6 +20,7 @@ export async function buildTestApp(options: TestAppOptions = {}) {
     TOOLEXEC_WORKSPACE: path.join(root, 'workspace'),
     TOOLEXEC_BLOB_DIR: path.join(root, 'blobs'),
     TOOLEXEC_MEMORY_DIR: path.join(root, 'memory'),
+    TOOLEXEC_SECRETS_FILE: path.join(root, 'secrets.json'),
     LOG_LEVEL: 'silent',
     TOOLEXEC_SANDBOX: 'off',
     ...env,

@@ -7,7 +7,7 @@ type AuditFilters = {
   run_id: string
   session_id: string
   tool: string
-  kind: '' | 'decision' | 'call'
+  kind: '' | 'decision' | 'call' | 'secret'
   decision: '' | 'allow' | 'deny'
 }
 
@@ -75,6 +75,7 @@ export function AuditPage() {
             <option value="">any</option>
             <option value="decision">decision</option>
             <option value="call">call</option>
+            <option value="secret">secret</option>
           </select>
         </label>
         <label>
@@ -113,13 +114,19 @@ export function AuditPage() {
               </td>
               <td>{record.kind}</td>
               <td>
-                {record.tool} <code>{record.tool_use_id}</code>
+                {record.secret ? (
+                  <>
+                    secret <code>{record.secret.name}</code>
+                  </>
+                ) : (
+                  <>
+                    {record.tool} <code>{record.tool_use_id}</code>
+                  </>
+                )}
               </td>
-              <td>{record.decision ?? record.outcome}</td>
+              <td>{record.decision ?? record.outcome ?? record.secret?.action}</td>
               <td>{describeSource(record)}</td>
-              <td>
-                <Link href={pathOf.run(record.run_id)}>{record.run_id}</Link>
-              </td>
+              <td>{record.run_id && <Link href={pathOf.run(record.run_id)}>{record.run_id}</Link>}</td>
               <td>
                 <details>
                   <summary>
@@ -152,6 +159,7 @@ export function AuditPage() {
 }
 
 function describeSource(record: AuditRecord): string {
+  if (record.secret) return `key “${record.secret.key_name}”`
   const source = record.source
   if (source === undefined) return '—'
   if (source.type === 'answer')

@@ -16,8 +16,15 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-/** Failures no retry can fix: a missing or non-executable command, a malformed URL, a refused credential. */
+/** Secret lookups that fail the same way until an admin acts (docs/adr/0332-secret-references.md). */
+const SECRET_ERRORS = new Set(['UnknownSecretError', 'SecretUnreadableError', 'SecretsNotConfiguredError'])
+
+/**
+ * Failures no retry can fix: a missing or non-executable command, a malformed URL, a refused
+ * credential, a secret that is not stored or does not decrypt.
+ */
 export function isPermanentConnectError(error: unknown): boolean {
+  if (error instanceof Error && SECRET_ERRORS.has(error.name)) return true
   const code = (error as { code?: unknown } | null)?.code
   if (code === 'ENOENT' || code === 'EACCES' || code === 'ERR_INVALID_URL') return true
   if (error instanceof StreamableHTTPError) return error.code === 401 || error.code === 403

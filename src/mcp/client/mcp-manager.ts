@@ -5,6 +5,7 @@ import type { CallTimeouts } from './mcp-errors.js'
 import { createServerConnection, type ServerConnection } from './mcp-server-connection.js'
 import type { McpServerState } from './mcp-server-state.js'
 import { type McpServersInput, parseMcpServers } from './mcp-settings-schema.js'
+import type { SecretResolver } from './resolve-server-secrets.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js'
 
 const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000
@@ -22,6 +23,8 @@ export type McpManagerOptions = {
   callTimeouts?: Partial<CallTimeouts>
   /** Where `${VAR}` in the settings is looked up; the process environment by default. */
   environment?: Environment
+  /** Where `${secret:NAME}` in headers and env is looked up, at each connection attempt. */
+  resolveSecret?: SecretResolver
 }
 
 type McpToolsListener = (tools: readonly AnyTool[]) => void
@@ -34,6 +37,8 @@ export type McpManager = {
   tools(): readonly AnyTool[]
   /** Told each time the list `tools()` returns changes; returns the unsubscribe function. */
   onToolsChanged(listener: McpToolsListener): () => void
+  /** Failed servers try again from scratch (a secret was written: docs/adr/0332-secret-references.md). */
+  retryFailed(): void
   close(): Promise<void>
 }
 
@@ -84,6 +89,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         name,
         config,
         ...(missing.length > 0 ? { configError: `missing environment variables: ${missing.join(', ')}` } : {}),
+        resolveSecret: options.resolveSecret,
         clientInfo: { name: options.clientInfo.name, version: options.clientInfo.version },
         logger,
         retry,
@@ -107,6 +113,9 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     onToolsChanged(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)
+    },
+    retryFailed() {
+      for (const connection of connections) connection.retryIfFailed()
     },
     async close() {
       closed = true

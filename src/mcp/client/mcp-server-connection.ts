@@ -27,6 +27,7 @@ import { listServerTools, type ToolsSkipped, wrapServerTools } from './mcp-serve
 import type { McpServerConfig } from './mcp-settings-schema.js'
 import { mcpToolName } from './mcp-tool-name.js'
 import { createMcpTransport } from './mcp-transport.js'
+import { resolveServerSecrets, type SecretResolver } from './resolve-server-secrets.js'
 import { backoffDelay, type RetryPolicy } from './retry-policy.js'
 
 export type ServerConnectionOptions = {
@@ -34,6 +35,8 @@ export type ServerConnectionOptions = {
   /** Already expanded; `configError` set instead when it could not be (missing variables). */
   config: McpServerConfig
   configError?: string
+  /** Looks up `${secret:NAME}` at each connection attempt (docs/adr/0332-secret-references.md). */
+  resolveSecret?: SecretResolver | undefined
   clientInfo: Implementation
   logger: Logger
   retry: RetryPolicy
@@ -49,6 +52,8 @@ export type ServerConnection = McpToolCaller & {
   tools(): readonly AnyTool[]
   /** Resolves once the first connection attempt has settled (connected, failed or closed). */
   readonly settled: Promise<void>
+  /** A failed server starts over with a fresh attempt budget (a secret it lacked was written); otherwise nothing. */
+  retryIfFailed(): void
   close(): Promise<void>
 }
 
@@ -80,7 +85,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     markSettled = resolve
   })
 
-  const connection: ServerConnection = { name, state, tools: () => wrappers, settled, close, callTool }
+  const connection: ServerConnection = { name, state, tools: () => wrappers, settled, retryIfFailed, close, callTool }
 
   function setStatus(next: McpServerStatus): void {
     status = next
@@ -130,7 +135,8 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     next.onclose = () =>
       handleLoss(next, config.type === 'stdio' ? 'the server process exited' : 'the connection closed')
     try {
-      await next.connect(createMcpTransport(config, rememberStderr), {
+      const resolved = options.resolveSecret ? await resolveServerSecrets(config, options.resolveSecret) : config
+      await next.connect(createMcpTransport(resolved, rememberStderr), {
         timeout: options.connectTimeoutMs,
         signal: stopping.signal,
       })
@@ -235,6 +241,14 @@ export function createServerConnection(options: ServerConnectionOptions): Server
       ...(connectedAt ? { connectedAt } : {}),
       ...(serverInfo ? { serverInfo: { name: serverInfo.name, version: serverInfo.version } } : {}),
     }
+  }
+
+  function retryIfFailed(): void {
+    // A settings error (a missing environment variable) stays until a restart; only connect failures retry.
+    if (closed || status !== 'failed' || options.configError !== undefined) return
+    failures = 0
+    setStatus('connecting')
+    loop = connectLoop()
   }
 
   async function close(): Promise<void> {

@@ -43,4 +43,8 @@ export const redisKeys = {
   announceChannel: `${PREFIX}announce`,
   /** The markers of the shared workspace and blob directory (docs/adr/0113-shared-volume-check.md). */
   volumes: `${PREFIX}volumes`,
+  /** The deployment's sealed secrets, one field per name; never expires (docs/adr/0331). */
+  secrets: `${PREFIX}secrets`,
+  /** Pub/sub: the name of each secret written or deleted, so every instance's failed MCP servers try again. */
+  secretsChannel: `${PREFIX}secrets:changed`,
 } as const

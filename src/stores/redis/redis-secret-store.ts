@@ -1,0 +1,66 @@
+import type { Redis } from 'ioredis'
+import type { SealedSecret, SecretStore } from '../../secrets/secret-store.js'
+import { redisKeys } from './redis-keys.js'
+
+/** The first error of a MULTI's replies, thrown: ioredis resolves `exec` even when a command failed. */
+function throwFailed(replies: [error: Error | null, result: unknown][] | null): [Error | null, unknown][] {
+  const failed = replies?.find(([error]) => error)
+  if (failed) throw failed[0]
+  return replies ?? []
+}
+
+/**
+ * The deployment's secrets in one Redis hash, field = name, value = the sealed record's JSON, never
+ * expiring (docs/adr/0331-secrets-belong-to-the-deployment.md); each change is published so every
+ * instance hears of it. `redis` is this store's own connection.
+ */
+export function createRedisSecretStore(redis: Redis): SecretStore {
+  const listeners = new Set<(name: string) => void>()
+  let subscriber: Redis | undefined
+
+  function subscribe(): void {
+    subscriber = redis.duplicate()
+    subscriber.on('message', (_channel: string, name: string) => {
+      for (const listener of [...listeners]) listener(name)
+    })
+    void subscriber.subscribe(redisKeys.secretsChannel).catch(() => {})
+  }
+
+  return {
+    async get(name) {
+      const text = await redis.hget(redisKeys.secrets, name)
+      return text === null ? undefined : (JSON.parse(text) as SealedSecret)
+    },
+    async put(record) {
+      throwFailed(
+        await redis
+          .multi()
+          .hset(redisKeys.secrets, record.name, JSON.stringify(record))
+          .publish(redisKeys.secretsChannel, record.name)
+          .exec(),
+      )
+    },
+    async delete(name) {
+      const replies = throwFailed(
+        await redis.multi().hdel(redisKeys.secrets, name).publish(redisKeys.secretsChannel, name).exec(),
+      )
+      return Number(replies[0]?.[1] ?? 0) > 0
+    },
+    async list() {
+      const all = await redis.hgetall(redisKeys.secrets)
+      return Object.values(all)
+        .map((text) => JSON.parse(text) as SealedSecret)
+        .sort((a, b) => a.name.localeCompare(b.name))
+    },
+    onChange(listener) {
+      listeners.add(listener)
+      if (subscriber === undefined) subscribe()
+      return () => listeners.delete(listener)
+    },
+    async close() {
+      listeners.clear()
+      subscriber?.disconnect()
+      await redis.quit().catch(() => redis.disconnect())
+    },
+  }
+}

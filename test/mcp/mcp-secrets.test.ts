@@ -1,0 +1,129 @@
+// Pins `${secret:NAME}` in MCP server settings (docs/adr/0332-secret-references.md): a real HTTP
+// server receives the resolved header and a real stdio server (server-everything) the resolved env
+// and nothing else of the service's (TOOLEXEC_SECRET_KEY least of all); an unknown secret is a
+// failed state naming it, and writing it brings the server up.
+import { randomBytes } from 'node:crypto'
+import { createServer, type Server as HttpServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createMcpManager } from '../../src/mcp/client/mcp-manager.js'
+import { SecretKey } from '../../src/secrets/secret-key.js'
+import { SecretRedactor } from '../../src/secrets/secret-redactor.js'
+import { createSecretVault } from '../../src/secrets/secret-vault.js'
+import { createMemorySecretStore } from '../../src/stores/memory/memory-secret-store.js'
+import { CLIENT_INFO, EVERYTHING_SERVER, findTool, runTool } from './mcp-test-helpers.js'
+
+/** `${secret:NAME}` as the settings file spells it. */
+const ref = (name: string) => `\${secret:${name}}`
+
+const TOKEN = `tok-${randomBytes(12).toString('hex')}`
+
+/** A stateless Streamable HTTP server with one tool, refusing any request without `Bearer TOKEN`. */
+async function startGuardedServer(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+  const seen: string[] = []
+  const http: HttpServer = createServer(async (request, response) => {
+    seen.push(String(request.headers.authorization))
+    if (request.headers.authorization !== `Bearer ${TOKEN}`) {
+      response.writeHead(401).end()
+      return
+    }
+    const server = new Server({ name: 'guarded', version: '1.0.0' }, { capabilities: { tools: {} } })
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [{ name: 'ping', inputSchema: { type: 'object', properties: {} } }],
+    }))
+    server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: 'pong' }] }))
+    const transport = new StreamableHTTPServerTransport({})
+    await server.connect(transport)
+    response.on('close', () => void transport.close())
+    await transport.handleRequest(request, response)
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  const { port } = http.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    seen,
+    close: async () => {
+      http.closeAllConnections()
+      await new Promise((resolve) => http.close(resolve))
+    },
+  }
+}
+
+const cleanups: Array<() => Promise<void> | void> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+function newVault() {
+  return createSecretVault({
+    store: createMemorySecretStore(),
+    key: new SecretKey(randomBytes(32)),
+    redactor: new SecretRedactor(),
+  })
+}
+
+describe('secret references in MCP server settings', () => {
+  it('fails a server whose secret is not stored, naming it, and connects once it is written', async () => {
+    const fixture = await startGuardedServer()
+    cleanups.push(fixture.close)
+    const vault = newVault()
+    const manager = createMcpManager({
+      servers: {
+        remote: { type: 'http', url: fixture.url, headers: { Authorization: `Bearer ${ref('remote-token')}` } },
+      },
+      clientInfo: CLIENT_INFO,
+      resolveSecret: (name) => vault.resolve(name),
+      retry: { initialDelayMs: 10 },
+    })
+    cleanups.push(manager.close)
+    await manager.ready()
+    expect(manager.states()[0]).toMatchObject({
+      status: 'failed',
+      lastError: 'secret "remote-token" is not stored (an admin writes it with PUT /v1/secrets/remote-token)',
+    })
+    // Not one request went out with the reference unresolved or empty.
+    expect(fixture.seen).toEqual([])
+
+    const connected = new Promise<void>((resolve) => manager.onToolsChanged((tools) => tools.length > 0 && resolve()))
+    vault.onWrite(() => manager.retryFailed())
+    await vault.write('remote-token', TOKEN, 'ops')
+    await connected
+    expect(await runTool(findTool(manager.tools(), 'mcp__remote__ping'), {})).toEqual({ content: 'pong' })
+    expect(manager.states()[0]).toMatchObject({ status: 'connected' })
+    expect(new Set(fixture.seen)).toEqual(new Set([`Bearer ${TOKEN}`]))
+    expect(JSON.stringify(manager.states())).not.toContain(TOKEN)
+  })
+
+  it("gives a stdio server the resolved env and none of the service's variables", async () => {
+    const vault = newVault()
+    await vault.write('stdio-token', TOKEN, 'ops')
+    process.env.TOOLEXEC_SECRET_KEY = randomBytes(32).toString('base64')
+    process.env.SERVICE_ONLY_CREDENTIAL = 'not-for-servers'
+    cleanups.push(() => {
+      delete process.env.TOOLEXEC_SECRET_KEY
+      delete process.env.SERVICE_ONLY_CREDENTIAL
+    })
+    const manager = createMcpManager({
+      servers: {
+        everything: {
+          command: process.execPath,
+          args: [EVERYTHING_SERVER, 'stdio'],
+          env: { API_TOKEN: `${ref('stdio-token')}`, PLAIN: `x-${ref('stdio-token')}-y` },
+        },
+      },
+      clientInfo: CLIENT_INFO,
+      resolveSecret: (name) => vault.resolve(name),
+    })
+    cleanups.push(manager.close)
+    await manager.ready()
+    const result = await runTool(findTool(manager.tools(), 'mcp__everything__get-env'), {})
+    const env = JSON.parse(String((result as { content: unknown }).content)) as Record<string, string>
+    expect(env.API_TOKEN).toBe(TOKEN)
+    expect(env.PLAIN).toBe(`x-${TOKEN}-y`)
+    expect(env.TOOLEXEC_SECRET_KEY).toBeUndefined()
+    expect(env.SERVICE_ONLY_CREDENTIAL).toBeUndefined()
+  })
+})
