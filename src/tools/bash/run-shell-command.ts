@@ -32,6 +32,9 @@ export type ShellRunResult = {
 // one pipe, so the two streams interleave exactly as written, and error messages read as
 // `bash: line 1: …` as usual.
 const MERGE_STDERR = 'exec bash -c "$1" 2>&1'
+// In the sandbox, the wrapper first says on fd 3 that the sandbox is set up, and closes it before
+// the command runs: starts are paced by the time they really take (docs/adr/0301-process-starts-are-paced.md).
+const ANNOUNCE_AND_MERGE_STDERR = `printf . >&3; ${MERGE_STDERR} 3>&-`
 
 // What programs expect to find (docs/adr/0101-bash-environment.md); with a default where a
 // missing value would break common commands.
@@ -87,14 +90,21 @@ function signalExitCode(signal: NodeJS.Signals | null): number {
  */
 export async function runShellCommand(options: ShellRunOptions): Promise<ShellRunResult> {
   const { output, signal } = options
-  const shell = [WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', options.command]
+  const shell = [WRAPPER_SHELL, '-c', ANNOUNCE_AND_MERGE_STDERR, 'sh', options.command]
   const argv = options.sandbox
     ? [BWRAP_COMMAND, ...bubblewrapArguments(options.sandbox), ...shell]
     : containedShellArgv(options.containment ?? 'process-group', MERGE_STDERR, options.command)
   let child: LaunchedCommand
   try {
     // Forked by the spawner process, off this event loop (docs/adr/0160-a-spawner-process-forks-bash.md).
-    child = await commandLauncher.launch(argv, { cwd: options.cwd, env: options.env ?? commandEnvironment() })
+    // Paced: an abort while the start waits its turn takes it out of the queue, unstarted
+    // (docs/adr/0301-process-starts-are-paced.md).
+    child = await commandLauncher.launch(argv, {
+      cwd: options.cwd,
+      env: options.env ?? commandEnvironment(),
+      signal,
+      announcesStart: options.sandbox !== null,
+    })
   } catch (error) {
     output.destroy()
     throw error
