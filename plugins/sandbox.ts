@@ -30,7 +30,7 @@ export const sandboxPlugin = fp(
     // Without bubblewrap, what keeps a command's processes from outliving it (docs/adr/0123-containment-without-bubblewrap.md).
     if (containment === 'process-group') app.log.warn({ reason: containmentReason }, 'weak process containment')
     // Grep's searches start through the launcher too, with or without Bash.
-    commandLauncher.configure(app.config.processes)
+    await commandLauncher.configure(app.config.processes)
     if (availability.enabled) {
       const stopListening = await startLauncher(app.log)
       // Each app of a process (tests build many) listens only while it lives.

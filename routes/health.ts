@@ -62,6 +62,11 @@ const ReadinessSchema = StatusSchema.extend({
       nice: z.number().int().describe('The CPU priority (niceness, -20…19) of the processes the service starts'),
       service_nice: z.number().int().describe("The service's own niceness"),
       priority: z.string().describe('How that came about, or why the priority could not be lowered'),
+      autogroup: z
+        .boolean()
+        .describe(
+          "The kernel's autogroup scheduling is in force (sched_autogroup_enabled=1, root CPU cgroup): each command session gets a CPU share equal to the service's and `nice` counts only within it; paced starts still hold",
+        ),
       max_starting: z
         .number()
         .int()
@@ -162,6 +167,7 @@ const processesBody = (state: ProcessesState) => ({
   nice: state.nice,
   service_nice: state.serviceNice,
   priority: state.reason,
+  autogroup: state.autogroup,
   max_starting: state.maxStarting,
   starting: state.starting,
   queued: state.queued,

@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import os from 'node:os'
 import type { Readable } from 'node:stream'
 import type { LaunchedCommand } from './launched-command.js'
-import { lowerPriority, type ProcessPriority } from './process-priority.js'
+import { autogroupInForce, lowerPriority, type ProcessPriority } from './process-priority.js'
 import { spawnTurn } from './spawn-turn.js'
 import { connectSpawner, type SpawnerConnection } from './spawner-client.js'
 import { createStartPacer } from './start-pacer.js'
@@ -27,7 +27,13 @@ type LaunchOptions = {
 export type ProcessSettings = { nice: number; maxStarting: number }
 
 /** What is in force for the processes the service starts, for /readyz and the start log. */
-export type ProcessesState = ProcessPriority & { maxStarting: number; starting: number; queued: number }
+export type ProcessesState = ProcessPriority & {
+  /** The kernel's autogroup scheduling gives each command session its own CPU share (process-priority.ts). */
+  autogroup: boolean
+  maxStarting: number
+  starting: number
+  queued: number
+}
 
 /** Defaults: ten steps below the service, and as many starts under way as the host has cores. */
 export const DEFAULT_PROCESS_NICE = 10
@@ -98,6 +104,7 @@ export function createCommandLauncher(options: { main?: string } & Partial<Proce
   let fallback: string | undefined
   let nice = options.nice ?? DEFAULT_PROCESS_NICE
   let pacer = createStartPacer(options.maxStarting ?? defaultMaxStarting())
+  let autogroup: boolean | undefined
   let priority: ProcessPriority = {
     nice: os.getPriority(),
     serviceNice: os.getPriority(),
@@ -147,10 +154,15 @@ export function createCommandLauncher(options: { main?: string } & Partial<Proce
     fallback === undefined ? (connection ?? connect()) : undefined
 
   return {
-    /** The settings in force for the spawner started next and the starts asked for from now on. */
-    configure(settings: ProcessSettings): void {
-      nice = settings.nice
+    /** The settings in force for the starts asked for from now on. */
+    async configure(settings: ProcessSettings): Promise<void> {
       if (settings.maxStarting !== pacer.limit) pacer = createStartPacer(settings.maxStarting)
+      if (settings.nice === nice) return
+      nice = settings.nice
+      // A spawner already running (an earlier app of this process) takes the new priority too;
+      // its commands started before keep theirs.
+      const running = fallback === undefined && connection ? await connection : undefined
+      if (running) priority = lowerPriority(running.pid, nice)
     },
     /** Starts the spawner now rather than at the first command, and says which mode is in force. */
     async start(): Promise<LauncherState> {
@@ -171,7 +183,8 @@ export function createCommandLauncher(options: { main?: string } & Partial<Proce
     },
     /** The priority and pacing in force, and the starts under way and waiting now. */
     processes(): ProcessesState {
-      return { ...priority, maxStarting: pacer.limit, starting: pacer.starting, queued: pacer.queued }
+      autogroup ??= autogroupInForce()
+      return { ...priority, autogroup, maxStarting: pacer.limit, starting: pacer.starting, queued: pacer.queued }
     },
     /** Called on each restart or fallback after start; returns the unsubscribe. */
     onChange(listener: (change: LauncherChange) => void): () => void {
