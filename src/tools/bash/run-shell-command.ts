@@ -31,10 +31,10 @@ export type ShellRunResult = {
 // The outer shell (sh: docs/adr/0290-wrapper-shells-are-sh.md) execs bash with stderr on stdout:
 // one pipe, so the two streams interleave exactly as written, and error messages read as
 // `bash: line 1: …` as usual.
-const MERGE_STDERR = 'exec bash -c "$1" 2>&1'
-// In the sandbox, the wrapper first says on fd 3 that the sandbox is set up, and closes it before
-// the command runs: starts are paced by the time they really take (docs/adr/0301-process-starts-are-paced.md).
-const ANNOUNCE_AND_MERGE_STDERR = `printf . >&3; ${MERGE_STDERR} 3>&-`
+// First it says on fd 3 that the command's containment is set up (bubblewrap's sandbox, the PID
+// namespace), and closes fd 3 for the command: starts are paced by the time they really take
+// (docs/adr/0301-process-starts-are-paced.md).
+const MERGE_STDERR = 'printf . >&3; exec bash -c "$1" 2>&1 3>&-'
 
 // What programs expect to find (docs/adr/0101-bash-environment.md); with a default where a
 // missing value would break common commands.
@@ -90,7 +90,7 @@ function signalExitCode(signal: NodeJS.Signals | null): number {
  */
 export async function runShellCommand(options: ShellRunOptions): Promise<ShellRunResult> {
   const { output, signal } = options
-  const shell = [WRAPPER_SHELL, '-c', ANNOUNCE_AND_MERGE_STDERR, 'sh', options.command]
+  const shell = [WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', options.command]
   const argv = options.sandbox
     ? [BWRAP_COMMAND, ...bubblewrapArguments(options.sandbox), ...shell]
     : containedShellArgv(options.containment ?? 'process-group', MERGE_STDERR, options.command)
@@ -103,7 +103,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
       cwd: options.cwd,
       env: options.env ?? commandEnvironment(),
       signal,
-      announcesStart: options.sandbox !== null,
+      announcesStart: true,
     })
   } catch (error) {
     output.destroy()
