@@ -1,7 +1,8 @@
 // Pins how the commands share the host with the service (docs/adr/0300-commands-run-at-a-lower-cpu-priority.md,
 // docs/adr/0301-process-starts-are-paced.md) with real processes: a command runs at the configured
 // niceness below the service's (through the spawner, in-process, and in bubblewrap where it works);
-// a start announcing itself on fd 3 holds its turn until it does; /readyz says what is in force.
+// a start announcing itself on fd 3 holds its turn until it does, and a Bash command cancelled
+// while queued behind it never runs; /readyz says what is in force.
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os, { tmpdir } from 'node:os'
@@ -10,6 +11,8 @@ import { text } from 'node:stream/consumers'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BashTool } from '../../../src/tools/bash/bash-tool.js'
 import { commandLauncher, createCommandLauncher } from '../../../src/tools/bash/launch-command.js'
+import { createOutputCollector } from '../../../src/tools/bash/output-collector.js'
+import { runShellCommand } from '../../../src/tools/bash/run-shell-command.js'
 import { detectSandbox } from '../../../src/tools/bash/sandbox.js'
 import { buildTestApp } from '../../helpers/build-test-app.js'
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
@@ -105,6 +108,42 @@ describe('a start that announces itself on fd 3', () => {
       await vi.waitFor(() => expect(launcher.processes()).toMatchObject({ starting: 0, queued: 0 }), REAL_PROCESS_WAIT)
       expect(existsSync(gate)).toBe(true)
     } finally {
+      await rm(scratch, { recursive: true, force: true })
+    }
+  })
+
+  it('keeps a Bash command queued behind it, and a cancel takes that command out unstarted', async () => {
+    const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-queued-'))
+    const gate = path.join(scratch, 'gate')
+    const marker = path.join(scratch, 'ran')
+    await commandLauncher.configure({ nice: 10, maxStarting: 1 })
+    try {
+      const waitThenAnnounce = `while [ ! -e '${gate}' ]; do sleep 0.02; done; printf . >&3; exec 3>&-; sleep 30`
+      const holder = await commandLauncher.launch(['sh', '-c', waitThenAnnounce], {
+        cwd: '/tmp',
+        env: {},
+        announcesStart: true,
+      })
+      groups.push(holder.pid)
+      const cancel = new AbortController()
+      const output = createOutputCollector({ thresholdChars: 1000, openBlob: () => Promise.reject(new Error('none')) })
+      const queued = runShellCommand({
+        command: `touch '${marker}'`,
+        cwd: '/tmp',
+        timeoutMs: 30_000,
+        signal: cancel.signal,
+        output,
+        sandbox: null,
+      })
+      expect(commandLauncher.processes()).toMatchObject({ starting: 1, queued: 1 })
+      cancel.abort()
+      await expect(queued).rejects.toThrow('Command was aborted before it started.')
+      expect(commandLauncher.processes()).toMatchObject({ starting: 1, queued: 0 })
+      await writeFile(gate, '')
+      await vi.waitFor(() => expect(commandLauncher.processes().starting).toBe(0), REAL_PROCESS_WAIT)
+      expect(existsSync(marker)).toBe(false)
+    } finally {
+      await commandLauncher.configure({ nice: 10, maxStarting: os.availableParallelism() })
       await rm(scratch, { recursive: true, force: true })
     }
   })
