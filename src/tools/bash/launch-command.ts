@@ -35,9 +35,27 @@ export type ProcessesState = ProcessPriority & {
   queued: number
 }
 
-/** Defaults: ten steps below the service, and as many starts under way as the host has cores. */
-export const DEFAULT_PROCESS_NICE = 10
-export const defaultMaxStarting = () => os.availableParallelism()
+/** Defaults (config-schema.ts has the service's): ten steps below the service, a start per core. */
+const DEFAULT_PROCESS_NICE = 10
+const defaultMaxStarting = () => os.availableParallelism()
+
+/**
+ * A start that has not announced itself within this long (a sandbox stuck in its setup) stops
+ * holding a turn, so that it cannot hold up every later start until its timeout.
+ */
+const START_HOLD_MAX_MS = 5_000
+
+/** Resolves when `started` does, or after START_HOLD_MAX_MS. */
+function heldAtMost(started: Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, START_HOLD_MAX_MS)
+    timer.unref()
+    started.then(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+}
 
 /** More stops than this within the window and the spawner is given up for in-process spawns. */
 const MAX_RESTARTS = 3
@@ -178,7 +196,7 @@ export function createCommandLauncher(options: { main?: string } & Partial<Proce
           priority = applied
           return launched
         },
-        { signal: launchOptions.signal, holdUntil: (launched) => launched.started },
+        { signal: launchOptions.signal, holdUntil: (launched) => heldAtMost(launched.started) },
       )
     },
     /** The priority and pacing in force, and the starts under way and waiting now. */

@@ -12,7 +12,7 @@ export type ProcessPriority = {
 }
 
 /** The highest niceness Linux knows: a process there runs only when nothing else wants the CPU. */
-export const MAX_NICE = 19
+const MAX_NICE = 19
 
 /**
  * Lowers the CPU priority of process `pid` to `increment` steps below the service's (capped at

@@ -83,5 +83,3 @@ export function createStartPacer(limit: number) {
     },
   }
 }
-
-export type StartPacer = ReturnType<typeof createStartPacer>
