@@ -52,7 +52,21 @@ describe('the CPU priority of commands', () => {
   it('is lowered as well when commands are forked in-process', async () => {
     const launcher = createCommandLauncher({ main: '/nonexistent/spawner-main.js', nice: 5 })
     expect(await launcher.start()).toMatchObject({ mode: 'in-process' })
-    expect(await niceOf(launcher)).toBe(expectedNice(5))
+    // In-process the priority is set right after the exec (docs/adr/0300): the command reads it
+    // once the launch has resolved, which the gate file marks.
+    const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-nice-'))
+    const gate = path.join(scratch, 'gate')
+    try {
+      const child = await launcher.launch(
+        ['sh', '-c', `while [ ! -e '${gate}' ]; do sleep 0.02; done; ${NICE_OF_SHELL}`],
+        { cwd: '/tmp', env: {} },
+      )
+      await writeFile(gate, '')
+      const [output] = await Promise.all([text(child.stdout), child.closed])
+      expect(Number(output.trim())).toBe(expectedNice(5))
+    } finally {
+      await rm(scratch, { recursive: true, force: true })
+    }
   })
 
   it("stays the service's with TOOLEXEC_PROCESS_NICE=0", async () => {
