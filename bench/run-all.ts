@@ -41,6 +41,7 @@ const benches: [script: string, args: string[]][] = [
   ['bench/http-runs.ts', ['--duration', duration, '--connections', '50']],
   ['bench/redis-overhead.ts', ['--duration', duration, '--connections', '50']],
   ['bench/load-burst.ts', ['--duration', duration, '--settle', '5']],
+  ['bench/sandbox-burst.ts', ['--runs', '500']],
   ['bench/mcp-peer.ts', ['--duration', duration, '--concurrency', '50']],
   ['bench/event-subscribers.ts', ['100']],
   ['bench/bash-memory.ts', ['1000']],

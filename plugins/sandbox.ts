@@ -29,6 +29,8 @@ export const sandboxPlugin = fp(
     }
     // Without bubblewrap, what keeps a command's processes from outliving it (docs/adr/0123-containment-without-bubblewrap.md).
     if (containment === 'process-group') app.log.warn({ reason: containmentReason }, 'weak process containment')
+    // Grep's searches start through the launcher too, with or without Bash.
+    await commandLauncher.configure(app.config.processes)
     if (availability.enabled) {
       const stopListening = await startLauncher(app.log)
       // Each app of a process (tests build many) listens only while it lives.
@@ -42,12 +44,14 @@ export const sandboxPlugin = fp(
 /**
  * The spawner process that forks Bash commands off the event loop, started now rather than at the
  * first command; the start log says whether it or in-process spawning is in force
- * (docs/adr/0160-a-spawner-process-forks-bash.md).
+ * (docs/adr/0160-a-spawner-process-forks-bash.md), and at which priority and pace.
  */
 async function startLauncher(log: FastifyBaseLogger): Promise<() => void> {
   const state = await commandLauncher.start()
-  if (state.mode === 'spawner') log.info({ spawner: state }, 'bash spawner process')
-  else log.warn({ spawner: state }, 'bash spawner unavailable: commands are forked in-process')
+  // What is in force for the commands' CPU priority and start pacing (docs/adr/0300, 0301).
+  const { starting: _starting, queued: _queued, ...processes } = commandLauncher.processes()
+  if (state.mode === 'spawner') log.info({ spawner: state, processes }, 'bash spawner process')
+  else log.warn({ spawner: state, processes }, 'bash spawner unavailable: commands are forked in-process')
   return commandLauncher.onChange(({ state: next, event, reason }) =>
     log.warn({ spawner: next, reason }, event === 'restarted' ? 'bash spawner restarted' : 'bash spawner given up'),
   )

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { probeWritable } from '../src/paths/probe-writable.js'
+import { commandLauncher, type ProcessesState } from '../src/tools/bash/launch-command.js'
 import { jsonResponse } from './responses.js'
 import { McpServerStateSchema, toMcpServerStateBody } from './v1/mcp-server-schemas.js'
 
@@ -56,6 +57,26 @@ const ReadinessSchema = StatusSchema.extend({
   bash_containment: z
     .enum(['bwrap', 'pid-namespace', 'process-group'])
     .describe("What ends a Bash command's processes with the call (docs/reliability.md)"),
+  processes: z
+    .object({
+      nice: z.number().int().describe('The CPU priority (niceness, -20…19) of the processes the service starts'),
+      service_nice: z.number().int().describe("The service's own niceness"),
+      priority: z.string().describe('How that came about, or why the priority could not be lowered'),
+      autogroup: z
+        .boolean()
+        .describe(
+          "The kernel's autogroup scheduling is in force (sched_autogroup_enabled=1, root CPU cgroup): each command session gets a CPU share equal to the service's and `nice` counts only within it; paced starts still hold",
+        ),
+      max_starting: z
+        .number()
+        .int()
+        .describe('Process starts under way at once at most (TOOLEXEC_MAX_STARTING_PROCESSES)'),
+      starting: z.number().int().describe('Process starts under way now'),
+      queued: z.number().int().describe('Process starts waiting for their turn now'),
+    })
+    .describe(
+      'How the commands (Bash, Grep) share the host with the service: a lower CPU priority and paced starts (docs/performance.md); never makes the service unready',
+    ),
 })
 
 /** Liveness and readiness probes; readiness fails while the server drains for shutdown. */
@@ -126,6 +147,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
         runs: runsHealth(),
         audit: auditHealth(app.audit.health()),
         bash_containment: app.sandbox.containment,
+        processes: processesBody(commandLauncher.processes()),
       }
       return reply.code(body.status === 'ready' ? 200 : 503).send(body)
     },
@@ -140,4 +162,13 @@ const sinkBody = ({ lastError, ...rest }: SinkHealth) => ({
 const auditHealth = (health: { store: SinkHealth; file?: SinkHealth }) => ({
   store: sinkBody(health.store),
   ...(health.file ? { file: sinkBody(health.file) } : {}),
+})
+const processesBody = (state: ProcessesState) => ({
+  nice: state.nice,
+  service_nice: state.serviceNice,
+  priority: state.reason,
+  autogroup: state.autogroup,
+  max_starting: state.maxStarting,
+  starting: state.starting,
+  queued: state.queued,
 })

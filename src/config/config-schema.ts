@@ -40,6 +40,15 @@ export const EnvSchema = z.object({
   TOOLEXEC_REDIS_URL: z.url().optional(),
   TOOLEXEC_INSTANCE_LEASE_MS: milliseconds(10 * SECOND),
   TOOLEXEC_SANDBOX: z.enum(SANDBOX_MODES).default('auto'),
+  // The processes the service starts (docs/adr/0300-commands-run-at-a-lower-cpu-priority.md,
+  // docs/adr/0301-process-starts-are-paced.md); the second defaults to the host's cores.
+  TOOLEXEC_PROCESS_NICE: z.coerce
+    .number()
+    .int()
+    .min(0, "must be 0 (the service's priority) or more: commands never run above the service")
+    .max(19, 'must be at most 19, the lowest CPU priority Linux has')
+    .default(10),
+  TOOLEXEC_MAX_STARTING_PROCESSES: z.coerce.number().int().min(1, 'must be at least 1').optional(),
   TOOLEXEC_BLOB_TTL_MS: milliseconds(24 * HOUR),
   TOOLEXEC_SESSION_IDLE_TTL_MS: milliseconds(HOUR),
   TOOLEXEC_RUN_TTL_MS: milliseconds(HOUR),

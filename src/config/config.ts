@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import type { z } from 'zod'
 import type { ApiKey } from '../auth/api-key.js'
@@ -75,6 +76,11 @@ export function createConfigSchema(cwd: string) {
       /** How long a run outlives its instance's last heartbeat before a survivor closes it. */
       instanceLeaseMs: env.TOOLEXEC_INSTANCE_LEASE_MS,
       sandbox: env.TOOLEXEC_SANDBOX,
+      /** How the commands share the host with the service (docs/adr/0300-commands-run-at-a-lower-cpu-priority.md). */
+      processes: {
+        nice: env.TOOLEXEC_PROCESS_NICE,
+        maxStarting: env.TOOLEXEC_MAX_STARTING_PROCESSES ?? availableParallelism(),
+      },
       blobTtlMs: env.TOOLEXEC_BLOB_TTL_MS,
       sessionIdleTtlMs: env.TOOLEXEC_SESSION_IDLE_TTL_MS,
       /** How long a finished run, its events and its idempotency key are kept. */

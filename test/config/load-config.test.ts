@@ -47,6 +47,8 @@ describe('loadConfig', () => {
         TOOLEXEC_ALLOWED_HOSTS: 'Toolexec.Example, api.example',
         TOOLEXEC_ALLOWED_ORIGINS: 'https://App.Example:443,http://localhost:3000/',
         TOOLEXEC_BASH_ENV_PASSTHROUGH: 'NPM_TOKEN,GIT_AUTHOR_NAME',
+        TOOLEXEC_PROCESS_NICE: '5',
+        TOOLEXEC_MAX_STARTING_PROCESSES: '3',
       },
       '/srv',
     )
@@ -58,6 +60,7 @@ describe('loadConfig', () => {
       workspace: '/data/ws',
       blobDir: '/srv/blobs',
       settingsPath: '/srv/settings.json',
+      processes: { nice: 5, maxStarting: 3 },
       apiKeys: [{ tenant: 'acme', name: 'acme-key-1', role: 'admin', digest: keyDigest('k1') }],
       logLevel: 'debug',
       sandbox: 'off',
@@ -83,6 +86,9 @@ describe('loadConfig', () => {
     ['TOOLEXEC_ALLOWED_ORIGINS', 'null'],
     ['TOOLEXEC_BASH_ENV_PASSTHROUGH', 'TOOLEXEC_API_KEYS'],
     ['TOOLEXEC_BASH_ENV_PASSTHROUGH', 'NOT-A-NAME'],
+    ['TOOLEXEC_PROCESS_NICE', '20'],
+    ['TOOLEXEC_PROCESS_NICE', '-5'],
+    ['TOOLEXEC_MAX_STARTING_PROCESSES', '0'],
   ])('names %s when it is %j', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [variable]: value })).toThrow(`Invalid environment variable ${variable}`)

@@ -1015,6 +1015,23 @@ export interface operations {
                         };
                         /** @description A failed MCP server does not make the service unready */
                         mcp_servers: components["schemas"]["McpServerState"][];
+                        /** @description How the commands (Bash, Grep) share the host with the service: a lower CPU priority and paced starts (docs/performance.md); never makes the service unready */
+                        processes: {
+                            /** @description The kernel's autogroup scheduling is in force (sched_autogroup_enabled=1, root CPU cgroup): each command session gets a CPU share equal to the service's and `nice` counts only within it; paced starts still hold */
+                            autogroup: boolean;
+                            /** @description Process starts under way at once at most (TOOLEXEC_MAX_STARTING_PROCESSES) */
+                            max_starting: number;
+                            /** @description The CPU priority (niceness, -20…19) of the processes the service starts */
+                            nice: number;
+                            /** @description How that came about, or why the priority could not be lowered */
+                            priority: string;
+                            /** @description Process starts waiting for their turn now */
+                            queued: number;
+                            /** @description The service's own niceness */
+                            service_nice: number;
+                            /** @description Process starts under way now */
+                            starting: number;
+                        };
                         /** @description Why the shared store is unavailable (Redis unreachable, volume mismatch) */
                         reason?: string;
                         /** @description Waiting is not failing: these never make the service unready */
@@ -1081,6 +1098,23 @@ export interface operations {
                         };
                         /** @description A failed MCP server does not make the service unready */
                         mcp_servers: components["schemas"]["McpServerState"][];
+                        /** @description How the commands (Bash, Grep) share the host with the service: a lower CPU priority and paced starts (docs/performance.md); never makes the service unready */
+                        processes: {
+                            /** @description The kernel's autogroup scheduling is in force (sched_autogroup_enabled=1, root CPU cgroup): each command session gets a CPU share equal to the service's and `nice` counts only within it; paced starts still hold */
+                            autogroup: boolean;
+                            /** @description Process starts under way at once at most (TOOLEXEC_MAX_STARTING_PROCESSES) */
+                            max_starting: number;
+                            /** @description The CPU priority (niceness, -20…19) of the processes the service starts */
+                            nice: number;
+                            /** @description How that came about, or why the priority could not be lowered */
+                            priority: string;
+                            /** @description Process starts waiting for their turn now */
+                            queued: number;
+                            /** @description The service's own niceness */
+                            service_nice: number;
+                            /** @description Process starts under way now */
+                            starting: number;
+                        };
                         /** @description Why the shared store is unavailable (Redis unreachable, volume mismatch) */
                         reason?: string;
                         /** @description Waiting is not failing: these never make the service unready */

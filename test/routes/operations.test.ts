@@ -19,6 +19,7 @@ describe('operations', () => {
       runs: { executing: 0, asks_waiting: 0, oldest_ask_age_ms: 0, stuck: [] },
       audit: { store: { ok: true, written: 0, dropped: 0 } },
       bash_containment: expect.stringMatching(/^(pid-namespace|process-group)$/),
+      processes: expect.objectContaining({ nice: expect.any(Number), max_starting: expect.any(Number) }),
     })
   })
 

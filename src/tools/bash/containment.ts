@@ -30,10 +30,11 @@ const PID_NAMESPACE_PREFIX = [
  * The first process of a PID namespace ignores SIGTERM unless it handles it, so a plain shell
  * there would wait for the SIGKILL grace. This one passes SIGTERM to every process of the
  * namespace (`kill -1` inside reaches `setsid` ones too) and exits, which ends the namespace.
- * Output merging is the same as the plain shell's (run-shell-command.ts). It is POSIX sh, run by
+ * Output merging is the same as the plain shell's (run-shell-command.ts), and so is the byte on
+ * fd 3 that ends the start (docs/adr/0301-process-starts-are-paced.md). It is POSIX sh, run by
  * WRAPPER_SHELL like the merging shell (docs/adr/0290-wrapper-shells-are-sh.md).
  */
-const NAMESPACE_INIT = 'trap "kill -TERM -1 2>/dev/null; exit 143" TERM; bash -c "$1" 2>&1 & wait $!'
+const NAMESPACE_INIT = 'trap "kill -TERM -1 2>/dev/null; exit 143" TERM; printf . >&3; bash -c "$1" 2>&1 3>&- & wait $!'
 
 /**
  * The shell that runs the wrappers around the command (the stderr merge, the namespace's first

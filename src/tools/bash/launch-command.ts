@@ -1,8 +1,12 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import os from 'node:os'
+import type { Readable } from 'node:stream'
 import type { LaunchedCommand } from './launched-command.js'
+import { autogroupInForce, lowerPriority, type ProcessPriority } from './process-priority.js'
 import { spawnTurn } from './spawn-turn.js'
 import { connectSpawner, type SpawnerConnection } from './spawner-client.js'
+import { createStartPacer } from './start-pacer.js'
 
 /** Which process forks the commands: the spawner (its pid), or the service itself and why. */
 export type LauncherState = { mode: 'spawner'; pid: number } | { mode: 'in-process'; reason: string }
@@ -10,7 +14,48 @@ export type LauncherState = { mode: 'spawner'; pid: number } | { mode: 'in-proce
 /** A change after start: the spawner was replaced, or commands fall back to in-process spawns. */
 export type LauncherChange = { state: LauncherState; event: 'restarted' | 'fallback'; reason: string }
 
-type LaunchOptions = { cwd: string; env: Record<string, string> }
+type LaunchOptions = {
+  cwd: string
+  env: Record<string, string>
+  /** Aborted while the start waits its turn: it leaves the queue (StartCancelledError). */
+  signal?: AbortSignal | undefined
+  /** The command writes a byte to fd 3 once under way (spawner-protocol.ts): its start lasts until then. */
+  announcesStart?: boolean | undefined
+}
+
+/** How the commands share the host with the service (TOOLEXEC_PROCESS_NICE, TOOLEXEC_MAX_STARTING_PROCESSES). */
+export type ProcessSettings = { nice: number; maxStarting: number }
+
+/** What is in force for the processes the service starts, for /readyz and the start log. */
+export type ProcessesState = ProcessPriority & {
+  /** The kernel's autogroup scheduling gives each command session its own CPU share (process-priority.ts). */
+  autogroup: boolean
+  maxStarting: number
+  starting: number
+  queued: number
+}
+
+/** Defaults (config-schema.ts has the service's): ten steps below the service, a start per core. */
+const DEFAULT_PROCESS_NICE = 10
+const defaultMaxStarting = () => os.availableParallelism()
+
+/**
+ * A start that has not announced itself within this long (a sandbox stuck in its setup) stops
+ * holding a turn, so that it cannot hold up every later start until its timeout.
+ */
+const START_HOLD_MAX_MS = 5_000
+
+/** Resolves when `started` does, or after START_HOLD_MAX_MS. */
+function heldAtMost(started: Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, START_HOLD_MAX_MS)
+    timer.unref()
+    started.then(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+}
 
 /** More stops than this within the window and the spawner is given up for in-process spawns. */
 const MAX_RESTARTS = 3
@@ -20,13 +65,17 @@ const RESTART_WINDOW_MS = 60_000
  * In the service's own process, one spawn per event-loop turn (docs/adr/0121-spawn-and-reap-off-the-event-loop.md):
  * what runs when the spawner process cannot.
  */
-async function launchInProcess(argv: readonly string[], options: LaunchOptions): Promise<LaunchedCommand> {
+async function launchInProcess(
+  argv: readonly string[],
+  options: LaunchOptions,
+  nice: number,
+): Promise<LaunchedCommand & { priority: ProcessPriority }> {
   await spawnTurn()
   const child = spawn(argv[0] as string, argv.slice(1), {
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.announcesStart ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
   })
   // Listened for at once: `close` may come before anything awaits it.
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
@@ -38,18 +87,47 @@ async function launchInProcess(argv: readonly string[], options: LaunchOptions):
       () => new Error(`spawn ${argv[0]}: no process`),
       (error) => error,
     )
-  return { pid: child.pid, stdout: child.stdout, stderr: child.stderr, exited, closed }
+  // Right after the exec: what the command forks from then on inherits the lower priority.
+  const priority = lowerPriority(child.pid, nice)
+  const started = startAnnounced(child.stdio[3] as Readable | null | undefined, exited)
+  const { stdout, stderr } = child as { stdout: Readable; stderr: Readable }
+  return { pid: child.pid, stdout, stderr, exited, closed, started, priority }
+}
+
+/** Resolves at the first byte on the announcing pipe, at its end, or at the exit, whichever comes first. */
+function startAnnounced(announcer: Readable | null | undefined, exited: Promise<unknown>): Promise<void> {
+  if (!announcer) return Promise.resolve()
+  const ended = exited.then(
+    () => undefined,
+    () => undefined,
+  )
+  return Promise.race([
+    ended,
+    new Promise<void>((resolve) => {
+      for (const event of ['data', 'end', 'error']) announcer.once(event, () => resolve())
+    }),
+  ]).finally(() => announcer.destroy())
 }
 
 /**
  * Starts commands through a spawner process (docs/adr/0160-a-spawner-process-forks-bash.md):
  * started on first use, replaced when it stops (the commands it held end with
  * SpawnerStoppedError), given up for in-process spawns when it cannot start or keeps stopping.
- * `main` replaces the spawner script (tests).
+ * The spawner, and so every command it forks, runs at a lower CPU priority than the service
+ * (docs/adr/0300-commands-run-at-a-lower-cpu-priority.md); starts are paced
+ * (docs/adr/0301-process-starts-are-paced.md). `main` replaces the spawner script (tests).
  */
-export function createCommandLauncher(options: { main?: string } = {}) {
+export function createCommandLauncher(options: { main?: string } & Partial<ProcessSettings> = {}) {
   let connection: Promise<SpawnerConnection | undefined> | undefined
   let fallback: string | undefined
+  let nice = options.nice ?? DEFAULT_PROCESS_NICE
+  let pacer = createStartPacer(options.maxStarting ?? defaultMaxStarting())
+  let autogroup: boolean | undefined
+  let priority: ProcessPriority = {
+    nice: os.getPriority(),
+    serviceNice: os.getPriority(),
+    reason: 'no process started yet',
+  }
   const stops: number[] = []
   const listeners = new Set<(change: LauncherChange) => void>()
 
@@ -61,6 +139,7 @@ export function createCommandLauncher(options: { main?: string } = {}) {
     connection = connectSpawner(options.main).then(
       (spawner) => {
         spawner.stopped.then((reason) => onStopped(reason))
+        priority = lowerPriority(spawner.pid, nice)
         return spawner
       },
       (error: Error) => {
@@ -93,15 +172,37 @@ export function createCommandLauncher(options: { main?: string } = {}) {
     fallback === undefined ? (connection ?? connect()) : undefined
 
   return {
+    /** The settings in force for the starts asked for from now on. */
+    async configure(settings: ProcessSettings): Promise<void> {
+      if (settings.maxStarting !== pacer.limit) pacer = createStartPacer(settings.maxStarting)
+      if (settings.nice === nice) return
+      nice = settings.nice
+      // A spawner already running (an earlier app of this process) takes the new priority too;
+      // its commands started before keep theirs.
+      const running = fallback === undefined && connection ? await connection : undefined
+      if (running) priority = lowerPriority(running.pid, nice)
+    },
     /** Starts the spawner now rather than at the first command, and says which mode is in force. */
     async start(): Promise<LauncherState> {
       const spawner = await current()
       return spawner ? { mode: 'spawner', pid: spawner.pid } : { mode: 'in-process', reason: fallback as string }
     },
-    async launch(argv: readonly string[], launchOptions: LaunchOptions): Promise<LaunchedCommand> {
-      const spawner = await current()
-      if (!spawner) return launchInProcess(argv, launchOptions)
-      return spawner.launch(argv[0] as string, argv.slice(1), launchOptions)
+    launch(argv: readonly string[], launchOptions: LaunchOptions): Promise<LaunchedCommand> {
+      return pacer.run(
+        async () => {
+          const spawner = await current()
+          if (spawner) return spawner.launch(argv[0] as string, argv.slice(1), launchOptions)
+          const { priority: applied, ...launched } = await launchInProcess(argv, launchOptions, nice)
+          priority = applied
+          return launched
+        },
+        { signal: launchOptions.signal, holdUntil: (launched) => heldAtMost(launched.started) },
+      )
+    },
+    /** The priority and pacing in force, and the starts under way and waiting now. */
+    processes(): ProcessesState {
+      autogroup ??= autogroupInForce()
+      return { ...priority, autogroup, maxStarting: pacer.limit, starting: pacer.starting, queued: pacer.queued }
     },
     /** Called on each restart or fallback after start; returns the unsubscribe. */
     onChange(listener: (change: LauncherChange) => void): () => void {

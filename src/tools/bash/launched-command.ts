@@ -13,6 +13,11 @@ export type LaunchedCommand = {
   readonly exited: Promise<[number | null, NodeJS.Signals | null]>
   /** Resolves once the leader exited and both streams closed. */
   readonly closed: Promise<void>
+  /**
+   * Resolves once the command is under way: its sandbox set up when it announces its start
+   * (`announcesStart`), else at once; at the latest when it exits. Paces the next start.
+   */
+  readonly started: Promise<void>
 }
 
 /**

@@ -31,7 +31,10 @@ export type ShellRunResult = {
 // The outer shell (sh: docs/adr/0290-wrapper-shells-are-sh.md) execs bash with stderr on stdout:
 // one pipe, so the two streams interleave exactly as written, and error messages read as
 // `bash: line 1: …` as usual.
-const MERGE_STDERR = 'exec bash -c "$1" 2>&1'
+// First it says on fd 3 that the command's containment is set up (bubblewrap's sandbox, the PID
+// namespace), and closes fd 3 for the command: starts are paced by the time they really take
+// (docs/adr/0301-process-starts-are-paced.md).
+const MERGE_STDERR = 'printf . >&3; exec bash -c "$1" 2>&1 3>&-'
 
 // What programs expect to find (docs/adr/0101-bash-environment.md); with a default where a
 // missing value would break common commands.
@@ -94,7 +97,14 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   let child: LaunchedCommand
   try {
     // Forked by the spawner process, off this event loop (docs/adr/0160-a-spawner-process-forks-bash.md).
-    child = await commandLauncher.launch(argv, { cwd: options.cwd, env: options.env ?? commandEnvironment() })
+    // Paced: an abort while the start waits its turn takes it out of the queue, unstarted
+    // (docs/adr/0301-process-starts-are-paced.md).
+    child = await commandLauncher.launch(argv, {
+      cwd: options.cwd,
+      env: options.env ?? commandEnvironment(),
+      signal,
+      announcesStart: true,
+    })
   } catch (error) {
     output.destroy()
     throw error

@@ -22,7 +22,11 @@ const SPAWNER_FLAGS = ['--max-old-space-size=32', '--max-semi-space-size=1']
 /** One spawner process and the commands it started (launch-command.ts restarts it). */
 export type SpawnerConnection = {
   readonly pid: number
-  launch(file: string, args: string[], options: { cwd: string; env: Record<string, string> }): Promise<LaunchedCommand>
+  launch(
+    file: string,
+    args: string[],
+    options: { cwd: string; env: Record<string, string>; announcesStart?: boolean | undefined },
+  ): Promise<LaunchedCommand>
   /** Resolves, with what happened, once the spawner process is gone. */
   readonly stopped: Promise<string>
   /** SIGKILL to the spawner: its commands end with SpawnerStoppedError. */
@@ -33,6 +37,7 @@ type Pending = {
   launched?: ReturnType<typeof deferred<LaunchedCommand>> | undefined
   timer?: NodeJS.Timeout
   exit: ReturnType<typeof deferred<[number | null, NodeJS.Signals | null]>>
+  started: ReturnType<typeof deferred<void>>
   stderr: PassThrough
   stdout?: Socket | undefined
   exitSeen: boolean
@@ -135,12 +140,23 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
           new Promise((resolve) => entry.stderr.once('close', resolve)),
           entry.exit.promise.catch(() => undefined),
         ]).then(() => undefined)
-        entry.launched?.resolve({ pid: message.pid, stdout, stderr: entry.stderr, exited: entry.exit.promise, closed })
+        entry.launched?.resolve({
+          pid: message.pid,
+          stdout,
+          stderr: entry.stderr,
+          exited: entry.exit.promise,
+          closed,
+          started: entry.started.promise,
+        })
         entry.launched = undefined
         break
       }
+      case 'started':
+        entry.started.resolve()
+        break
       case 'spawn-error':
         clearTimeout(entry.timer)
+        entry.started.resolve()
         entry.launched?.reject(spawnError(message.error))
         pending.delete(message.id)
         holdOpen()
@@ -153,6 +169,7 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         finish(message.id, entry)
         break
       case 'exit':
+        entry.started.resolve()
         entry.exitSeen = true
         entry.exit.resolve([message.code, message.signal])
         drain(entry)
@@ -168,6 +185,7 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
     for (const entry of pending.values()) {
       clearTimeout(entry.timer)
       entry.launched?.reject(error)
+      entry.started.resolve()
       entry.exit.reject(error)
       if (!entry.stderr.writableEnded) entry.stderr.end()
     }
@@ -182,11 +200,26 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
       if (gone !== undefined) return Promise.reject(new SpawnerStoppedError(gone))
       const id = nextId++
       const launched = deferred<LaunchedCommand>()
-      const entry: Pending = { launched, exit: deferred(), stderr: new PassThrough(), exitSeen: false }
+      const entry: Pending = {
+        launched,
+        exit: deferred(),
+        started: deferred(),
+        stderr: new PassThrough(),
+        exitSeen: false,
+      }
+      if (!options.announcesStart) entry.started.resolve()
       entry.timer = setTimeout(() => child.kill('SIGKILL'), LAUNCH_TIMEOUT_MS)
       pending.set(id, entry)
       holdOpen()
-      const request: SpawnRequest = { type: 'spawn', id, file, args, cwd: options.cwd, env: options.env }
+      const request: SpawnRequest = {
+        type: 'spawn',
+        id,
+        file,
+        args,
+        cwd: options.cwd,
+        env: options.env,
+        ...(options.announcesStart ? { announcesStart: true } : {}),
+      }
       child.send(request, (error) => {
         if (error) child.kill('SIGKILL')
       })

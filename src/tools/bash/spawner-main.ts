@@ -54,7 +54,7 @@ function start(request: SpawnRequest): void {
       cwd: request.cwd,
       env: request.env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: request.announcesStart ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
     })
   } catch (error) {
     send({ type: 'spawn-error', id, error: failure(error as NodeJS.ErrnoException) })
@@ -69,6 +69,20 @@ function start(request: SpawnRequest): void {
   leaveUnread(stdout)
   running.set(id, child)
   send({ type: 'spawned', id, pid }, stdout)
+  const announcer = child.stdio[3] as Readable | null | undefined
+  if (announcer) {
+    // The first byte, or the end without one (the wrapper failed before writing): either way the start is over.
+    let said = false
+    const started = () => {
+      announcer.destroy()
+      if (said) return
+      said = true
+      send({ type: 'started', id })
+    }
+    announcer.once('data', started)
+    announcer.once('end', started)
+    announcer.once('error', started)
+  }
   stderr.on('data', (chunk: Buffer) => send({ type: 'stderr', id, data: chunk.toString('base64') }))
   stderr.once('close', () => send({ type: 'stderr-end', id }))
   child.once('exit', (code, signal) => {

@@ -10,6 +10,12 @@ export type SpawnRequest = {
   args: string[]
   cwd: string
   env: Record<string, string>
+  /**
+   * The command writes a byte to its fd 3 once its sandbox is set up (the wrapper shell does,
+   * run-shell-command.ts): `started` is sent then, so that starts are paced by the time they
+   * really take (docs/adr/0301-process-starts-are-paced.md). Without it, `started` is implied by `spawned`.
+   */
+  announcesStart?: boolean
 }
 
 /** What Node's spawn error carried, so the service rethrows the same text (`spawn bwrap ENOENT`). */
@@ -19,6 +25,8 @@ export type SpawnerMessage =
   | { type: 'ready' }
   | { type: 'spawned'; id: number; pid: number }
   | { type: 'spawn-error'; id: number; error: SpawnFailure }
+  /** The command announced its start on fd 3, or closed fd 3 without a word. */
+  | { type: 'started'; id: number }
   /** Bytes the wrapper (bwrap, setpriv, unshare) wrote to stderr, base64: rare and small. */
   | { type: 'stderr'; id: number; data: string }
   | { type: 'stderr-end'; id: number }

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline'
 import { commandLauncher } from '../bash/launch-command.js'
 import { commandEnvironment } from '../bash/run-shell-command.js'
+import { StartCancelledError } from '../bash/start-pacer.js'
 
 export type SearchProcessResult = { lines: string[]; exitCode: number | null; stderr: string; stoppedEarly: boolean }
 
@@ -38,7 +39,12 @@ export async function runSearchProcess(
 ): Promise<SearchProcessResult> {
   const { signal } = options
   if (signal.aborted) throw abortError(signal)
-  const child = await commandLauncher.launch([program, ...args], { cwd: options.cwd, env: commandEnvironment() })
+  const child = await commandLauncher
+    .launch([program, ...args], { cwd: options.cwd, env: commandEnvironment(), signal })
+    .catch((error: unknown) => {
+      // Aborted while its start waited its turn (docs/adr/0301-process-starts-are-paced.md).
+      throw error instanceof StartCancelledError ? abortError(signal) : error
+    })
   const onAbort = () => stopGroup(child.pid)
   signal.addEventListener('abort', onAbort, { once: true })
   if (signal.aborted) onAbort()
