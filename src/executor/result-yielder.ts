@@ -33,15 +33,25 @@ export function createResultYielder(options: YielderOptions) {
   /** Waiting calls whose sized result the sink was told of. */
   const told = new Set<TrackedCall>()
 
-  async function drainOnce(): Promise<void> {
+  /**
+   * One pass. Synchronous unless a result must be stored as a blob or the run budget is exceeded:
+   * the common pass allocates no async frame and no awaited promise (docs/adr/0310-the-engines-common-path-awaits-nothing.md).
+   */
+  function drainOnce(): Promise<void> | undefined {
     for (const call of waiting) {
       if (call.result) continue
       const storing = applyToolThreshold(call, stage)
-      if (storing) await storing
+      if (storing) return storing.then(drainOnce)
     }
     if (calls[nextToYield]?.status !== 'completed') return tellHeld()
-    const pending = [...waiting].sort((a, b) => a.index - b.index)
-    await applyBudget(pending, yieldedChars, stage)
+    const pending = waiting.size === 1 ? [...waiting] : [...waiting].sort((a, b) => a.index - b.index)
+    const budgeting = applyBudget(pending, yieldedChars, stage)
+    if (budgeting) return budgeting.then(yieldHead)
+    return yieldHead()
+  }
+
+  /** Hands out the contiguous head of completed, sized calls, in block order. */
+  function yieldHead(): undefined {
     for (; nextToYield < calls.length; nextToYield++) {
       const call = calls[nextToYield]!
       if (call.status !== 'completed' || !call.result) break
@@ -52,23 +62,24 @@ export function createResultYielder(options: YielderOptions) {
       told.delete(call)
       sink.result({ type: 'tool.result', tool_use_id: call.block.id, result: call.result, ...blob })
     }
-    tellHeld()
+    return tellHeld()
   }
 
   /** Results sized but waiting behind an unfinished block: the sink hears of each once. */
-  function tellHeld(): void {
-    if (!sink.held) return
+  function tellHeld(): undefined {
+    if (!sink.held) return undefined
     for (const call of waiting) {
       if (!call.result || told.has(call)) continue
       told.add(call)
       const blob = call.blob ? { blob_id: call.blob.blobId } : {}
       sink.held({ type: 'tool.result', tool_use_id: call.block.id, result: call.result, ...blob })
     }
+    return undefined
   }
 
   return {
     /** Sizes and yields what it can; resolves when this pass is done. */
-    drain: (): Promise<void> => drains.run(drainOnce),
+    drain: (): Promise<void | undefined> => drains.run(drainOnce),
     /** A call has its outcome: its result will be sized and yielded in block order by the next drain. */
     completed(call: TrackedCall): void {
       waiting.add(call)
