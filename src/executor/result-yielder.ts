@@ -79,7 +79,7 @@ export function createResultYielder(options: YielderOptions) {
 
   return {
     /** Sizes and yields what it can; resolves when this pass is done. */
-    drain: (): Promise<void | undefined> => drains.run(drainOnce),
+    drain: (): Promise<unknown> => drains.run(drainOnce),
     /** A call has its outcome: its result will be sized and yielded in block order by the next drain. */
     completed(call: TrackedCall): void {
       waiting.add(call)

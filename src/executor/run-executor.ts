@@ -2,6 +2,7 @@ import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
 import { startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
+import type { CanUseToolFn } from '../tool/tool.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
 import { admitCallSafely } from './admit-call.js'
 import { reportFinished } from './call-outcome.js'
@@ -28,6 +29,9 @@ import { abortCall, callSignal, type TrackedCall } from './tracked-call.js'
 export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   const { runId, sink, tools } = options
   const permissions = options.permissions ?? ALLOW_ALL
+  // One per run: the pipeline hands it to every call's tool (nested permission checks).
+  const canUseTool: CanUseToolFn = (tool, input, context) =>
+    permissions.decide({ tool, input, context, hookOutcome: {} })
   const hooks = options.hooks ?? NO_HOOKS
   const maxConcurrency = options.options.maxConcurrency
   // A bad cap is the caller's bug (config and request options are validated at the edge): say so
@@ -182,6 +186,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
         parentMessage: options.parentMessage,
         permissions,
         hooks,
+        canUseTool,
         isAborted: () => call.abortReason !== undefined,
         onProgress: (data) => {
           if (call.status === 'executing') sink.event({ type: 'tool.progress', tool_use_id: call.block.id, data })
