@@ -29,7 +29,7 @@ import { abortCall, callSignal, type TrackedCall } from './tracked-call.js'
 export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   const { runId, sink, tools } = options
   const permissions = options.permissions ?? ALLOW_ALL
-  // One per run: the pipeline hands it to every call's tool (nested permission checks).
+  // One per run, not per call: the pipeline hands it to every call's tool (nested permission checks).
   const canUseTool: CanUseToolFn = (tool, input, context) =>
     permissions.decide({ tool, input, context, hookOutcome: {} })
   const hooks = options.hooks ?? NO_HOOKS
@@ -162,7 +162,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     drain()
   }
 
-  async function execute(call: TrackedCall): Promise<void> {
+  function execute(call: TrackedCall): void {
     const tool = call.tool!
     call.status = 'executing'
     executing.count++
@@ -170,10 +170,17 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     call.startedAt = Date.now()
     sink.event({ type: 'tool.started', tool_use_id: call.block.id })
     armCallDeadline(call)
-    let outcome: CallOutcome | undefined
     const span = startCallSpan(runSpan.context, tool.name, call.block.id)
+    const settled = (outcome: CallOutcome | undefined, failure?: { fault: unknown }) => {
+      if (failure) outcome = { content: pipelineFaultMessage(tool.name, String(failure.fault)), isError: true }
+      span.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
+      if (call.abortReason !== undefined) stop(call, call.abortReason)
+      else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true })
+      schedule()
+    }
+    let pipeline: Promise<CallOutcome>
     try {
-      const pipeline = span.run(runCallPipeline, {
+      pipeline = span.run(runCallPipeline, {
         tool,
         block: call.block,
         parsedInput: call.parsedInput!,
@@ -192,16 +199,10 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
           if (call.status === 'executing') sink.event({ type: 'tool.progress', tool_use_id: call.block.id, data })
         },
       })
-      outcome = await settleOrAbort(pipeline, (listener) => {
-        call.onAbort = listener
-      })
     } catch (fault) {
-      outcome = { content: pipelineFaultMessage(tool.name, String(fault)), isError: true }
+      pipeline = Promise.reject(fault)
     }
-    span.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
-    if (call.abortReason !== undefined) stop(call, call.abortReason)
-    else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true })
-    schedule()
+    settleOrAbort(pipeline, call, settled)
   }
 
   function armCallDeadline(call: TrackedCall): void {
@@ -218,7 +219,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       if (call.status === 'queued') {
         if (!canStart(call, executing, maxConcurrency)) break
         if (executing.count === 0) flushGroupModifiers()
-        void execute(call)
+        execute(call)
       }
       if (index === nextToStart) nextToStart++
     }
