@@ -25,6 +25,18 @@ export function createResultYielder(options: YielderOptions) {
   const { calls, sink } = options
   const stage = { runId: options.runId, tenant: options.tenant, blobs: options.blobs, budget: options.budget }
   const drains = createSerialQueue()
+  /** Passes queued or still storing: while there are none, a pass runs at once. */
+  let unsettled = 0
+  const settledOne = () => {
+    unsettled--
+  }
+  /** Queues a pass behind the ones before it and counts it until it settles. */
+  function queued(task: () => Promise<void> | undefined): Promise<unknown> {
+    unsettled++
+    const pass = drains.run(task)
+    pass.then(settledOne, settledOne)
+    return pass
+  }
   let yieldedChars = 0
   /** Everything before this index has been yielded. */
   let nextToYield = 0
@@ -78,8 +90,16 @@ export function createResultYielder(options: YielderOptions) {
   }
 
   return {
-    /** Sizes and yields what it can; resolves when this pass is done. */
-    drain: (): Promise<unknown> => drains.run(drainOnce),
+    /**
+     * Sizes and yields what it can. Runs the pass at once when no earlier pass is unsettled and
+     * returns undefined if it finished synchronously; otherwise a promise of the pass, which
+     * waits for the passes before it (docs/adr/0310-the-engines-common-path-awaits-nothing.md).
+     */
+    drain(): Promise<unknown> | undefined {
+      if (unsettled > 0) return queued(drainOnce)
+      const pass = drainOnce()
+      return pass === undefined ? undefined : queued(() => pass)
+    },
     /** A call has its outcome: its result will be sized and yielded in block order by the next drain. */
     completed(call: TrackedCall): void {
       waiting.add(call)

@@ -47,6 +47,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   let cancelled = false
   let announced = 0
   let kickScheduled = false
+  let drainQueued = false
   let started = false
   let inputEnded = false
   let done = false
@@ -88,9 +89,26 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     }
   }
 
-  /** Yields what it can, then finishes the run if every block is in and out. */
+  /**
+   * Yields what it can, then finishes the run if every block is in and out: once per microtask
+   * however many calls completed in it, in a later microtask than the completion, as before.
+   */
   function drain(): void {
-    void yielder.drain().then(maybeFinish)
+    if (drainQueued) return
+    drainQueued = true
+    queueMicrotask(drainNow)
+  }
+
+  function drainNow(): void {
+    drainQueued = false
+    try {
+      const pass = yielder.drain()
+      if (pass === undefined) maybeFinish()
+      else void pass.then(maybeFinish)
+    } catch (fault) {
+      // As when the pass ran in a promise: a fault here is a rejection, not a thrown microtask.
+      void Promise.reject(fault)
+    }
   }
 
   /** The executor ends the run itself: once the input ended, nothing is unannounced, and all is yielded. */
