@@ -1,7 +1,8 @@
 /**
  * Per-call overhead of the engine: 1,000 no-op calls through createRunExecutor, against a floor
  * measured in the same process — what any executor must do at least: zod-parse the input, await
- * the no-op, build a tool_result object. Prints medians over several rounds and their ratio.
+ * the no-op, build a tool_result object. Prints medians over several rounds and their ratio; the
+ * goal is that ratio (at most 12×).
  *
  *   npx tsx bench/engine-overhead.ts [calls=1000] [rounds=40]
  */
@@ -103,6 +104,9 @@ await rm(root, { recursive: true, force: true })
 
 const floorMs = median(timings.floor)
 const perCall = (ms: number) => (ms * 1000) / calls
+// The goal is a ratio to the floor of the same process (issue 23, goal 6): an absolute µs goal
+// was met or missed by the host, not by the engine.
+const MAX_RATIO = 12
 const figure = (label: string, ms: number): Figure => ({
   name: `engine, ${calls} no-op calls, ${label}: per call (median of ${rounds} rounds)`,
   unit: 'µs/call',
@@ -110,7 +114,7 @@ const figure = (label: string, ms: number): Figure => ({
   baselineName: 'floor: zod parse + await + result object',
   baseline: Math.round(perCall(floorMs) * 100) / 100,
   ratio: Math.round((ms / floorMs) * 10) / 10,
-  goal: { atMost: 4 },
-  met: perCall(ms) <= 4,
+  goal: { atMost: MAX_RATIO },
+  met: ms / floorMs <= MAX_RATIO,
 })
 emitFigures([figure('serial', median(timings.serial)), figure('concurrent', median(timings.concurrent))])

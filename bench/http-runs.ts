@@ -14,7 +14,7 @@ import { load } from './lib/load.js'
 import { noopBatch } from './lib/noop-batch.js'
 import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
 import { serialLatency } from './lib/serial-latency.js'
-import { startProcess, startService } from './lib/server-process.js'
+import { startProcess, startRouteShell, startService } from './lib/server-process.js'
 
 export async function httpRuns(duration: number, connections: number): Promise<Figure[]> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-'))
@@ -24,6 +24,7 @@ export async function httpRuns(duration: number, connections: number): Promise<F
     nodeOptions: ['--import', 'tsx'],
     probePath: '/healthz',
   })
+  const shell = await startRouteShell(scratch)
   const figures: Figure[] = []
   try {
     for (const [calls, goal] of [
@@ -34,8 +35,10 @@ export async function httpRuns(duration: number, connections: number): Promise<F
       // Warm both (JIT, pools) before measuring.
       await load({ url: `${plain.url}/plain`, body, connections, duration: 1 })
       await load({ url: `${service.url}/v1/runs`, body, connections, duration: 1 })
+      await load({ url: `${shell.url}/bench/route-shell`, body, connections, duration: 1 })
       const baseline = await load({ url: `${plain.url}/plain`, body, connections, duration })
       const measured = await load({ url: `${service.url}/v1/runs`, body, connections, duration })
+      const ceiling = await load({ url: `${shell.url}/bench/route-shell`, body, connections, duration })
       figures.push(
         ratioFigure({
           name: `POST /v1/runs, ${calls} no-op call(s), ${connections} connections`,
@@ -50,6 +53,15 @@ export async function httpRuns(duration: number, connections: number): Promise<F
             baselineP50Ms: baseline.p50,
             baselineP99Ms: baseline.p99,
           },
+        }),
+        // No goal: the most the route could reach if the run cost nothing (docs/adr/0311).
+        ratioFigure({
+          name: `ceiling: the service's hooks, validation and serialiser with a constant answer, ${calls} call(s)`,
+          unit: 'req/s',
+          value: ceiling.requestsPerSecond,
+          baselineName: 'plain fastify route, same body',
+          baseline: baseline.requestsPerSecond,
+          details: { p50Ms: ceiling.p50, p99Ms: ceiling.p99 },
         }),
       )
     }
@@ -68,6 +80,7 @@ export async function httpRuns(duration: number, connections: number): Promise<F
   } finally {
     await service.stop()
     await plain.stop()
+    await shell.stop()
     await rm(scratch, { recursive: true, force: true })
   }
   return figures

@@ -21,7 +21,10 @@ const round = (value: number) => Math.round(value * 1000) / 1000
 /** A throughput figure whose goal is a ratio to a baseline measured in the same run. */
 export function ratioFigure(figure: Omit<Figure, 'ratio' | 'met'> & { baseline: number }): Figure {
   const ratio = round(figure.value / figure.baseline)
-  const goal = figure.goal ?? {}
+  // A figure without a goal (a ceiling, a floor of its own) has no verdict.
+  if (figure.goal === undefined)
+    return { ...figure, value: round(figure.value), baseline: round(figure.baseline), ratio }
+  const goal = figure.goal
   const met =
     (goal.atLeast === undefined || ratio >= goal.atLeast) && (goal.atMost === undefined || ratio <= goal.atMost)
   return { ...figure, value: round(figure.value), baseline: round(figure.baseline), ratio, met }

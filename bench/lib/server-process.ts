@@ -29,6 +29,20 @@ export function buildOnce(): void {
   built = true
 }
 
+let benchBuilt = false
+
+/** `tsc -p tsconfig.bench.json` once: the compiled engine benches and bench servers (run-all.ts builds it first). */
+function buildBenchOnce(): void {
+  buildOnce()
+  if (benchBuilt || process.env.BENCH_BUILT === '1') return
+  execFileSync(
+    process.execPath,
+    [path.join(REPOSITORY, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.bench.json'],
+    { cwd: REPOSITORY, stdio: 'inherit' },
+  )
+  benchBuilt = true
+}
+
 /** A port nobody listens on right now. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -105,8 +119,18 @@ export async function startProcess(options: {
 /** The service under test: dist/server.js with sandbox off, logs at warn, in a scratch workspace. */
 export function startService(scratch: string, env: Record<string, string> = {}, nodeOptions: string[] = []) {
   buildOnce()
+  return startServiceScript('dist/server.js', scratch, env, nodeOptions)
+}
+
+/** The service's HTTP shell with a constant-answer route (bench/servers/route-shell-server.ts), set up as startService. */
+export function startRouteShell(scratch: string) {
+  buildBenchOnce()
+  return startServiceScript('dist/bench/servers/route-shell-server.js', scratch, {}, [])
+}
+
+function startServiceScript(script: string, scratch: string, env: Record<string, string>, nodeOptions: string[]) {
   return startProcess({
-    script: 'dist/server.js',
+    script,
     env: {
       TOOLEXEC_WORKSPACE: path.join(scratch, 'workspace'),
       TOOLEXEC_BLOB_DIR: path.join(scratch, 'blobs'),

@@ -8,6 +8,7 @@ import {
 } from '../messages/tool-error-messages.js'
 import type { BlobRef } from '../results/blob-store.js'
 import { observableCopy, parseToolInput, stripInternalKeys } from '../tool/parse-tool-input.js'
+import type { PermissionDecision } from '../tool/permission-result.js'
 import type {
   AnyTool,
   CanUseToolFn,
@@ -42,6 +43,8 @@ export type CallPipelineInput = {
   onProgress: (data: ToolProgressData) => void
   /** Whether the executor aborted this call; cheaper than touching the lazily made signal. */
   isAborted: () => boolean
+  /** What the tool may ask the gate about nested calls: made once per run, not per call. */
+  canUseTool: CanUseToolFn
 }
 
 type Input = { [key: string]: unknown }
@@ -117,10 +120,15 @@ export async function runCallPipeline(input: CallPipelineInput): Promise<CallOut
       if (!hooked.ok) return hooked.outcome
       ;({ input: callInput, hookOutcome } = hooked.value)
     }
-    const permitted = await checkPermission(input, callInput, hookOutcome)
-    if (!permitted.ok) return permitted.outcome
+    const decision = await checkPermission(input, callInput, hookOutcome)
+    if (decision.behavior === 'deny') return { ...fail(decision.message), denied: true }
+    if (decision.updatedInput) {
+      const rewritten = await revalidate(tool, decision.updatedInput, context)
+      if (!rewritten.ok) return rewritten.outcome
+      callInput = rewritten.value
+    }
     if (input.isAborted()) return fail(CANCEL_MESSAGE)
-    return await callTool(input, permitted.value, hookOutcome.additionalContext)
+    return await callTool(input, callInput, hookOutcome.additionalContext)
   } catch (fault) {
     return fail(pipelineFaultMessage(tool.name, fault instanceof Error ? fault.message : String(fault)))
   }
@@ -140,32 +148,30 @@ async function runPreHooks(
   return rewritten.ok ? { ok: true, value: { input: rewritten.value, hookOutcome } } : rewritten
 }
 
-/** Step 6, second half: the permission gate allows (maybe with a new input) or denies. */
-async function checkPermission(
+/**
+ * Step 6, second half: the permission gate allows (maybe with a new input, which the caller
+ * revalidates) or denies. A plain function, not an async one: the common allow costs no extra
+ * frame or result wrapper (docs/adr/0310-the-engines-common-path-awaits-nothing.md).
+ */
+function checkPermission(
   input: CallPipelineInput,
   callInput: Input,
   hookOutcome: PreToolUseOutcome,
-): Promise<StageResult<Input>> {
-  const { tool, context } = input
-  const decision = await input.permissions.decide({
-    tool,
-    input: observableCopy(tool, callInput),
-    context,
+): Promise<PermissionDecision> {
+  return input.permissions.decide({
+    tool: input.tool,
+    input: observableCopy(input.tool, callInput),
+    context: input.context,
     hookOutcome,
   })
-  if (decision.behavior === 'deny') return { ok: false, outcome: { ...fail(decision.message), denied: true } }
-  if (!decision.updatedInput) return { ok: true, value: callInput }
-  return revalidate(tool, decision.updatedInput, context)
 }
 
 /** Steps 7–8: the call itself, its post hooks, and the mapping of its data to content. */
 async function callTool(input: CallPipelineInput, callInput: Input, preContext?: string[]): Promise<CallOutcome> {
   const { tool, context } = input
-  const canUseTool: CanUseToolFn = (anyTool, toolInput, toolContext) =>
-    input.permissions.decide({ tool: anyTool, input: toolInput, context: toolContext, hookOutcome: {} })
   let result: Awaited<ReturnType<AnyTool['call']>>
   try {
-    result = await tool.call(callInput, context, canUseTool, input.parentMessage, input.onProgress)
+    result = await tool.call(callInput, context, input.canUseTool, input.parentMessage, input.onProgress)
   } catch (error) {
     const text = formatThrownError(error)
     const post = await input.hooks.postToolUseFailure(tool, callInput, text, context)
@@ -174,15 +180,16 @@ async function callTool(input: CallPipelineInput, callInput: Input, preContext?:
     return blob ? { ...outcome, blob } : outcome
   }
   const mapped = tool.mapToolResult(result.data, input.block.id)
-  const post = input.hooks === NO_HOOKS ? NO_HOOK_OUTCOME : await runPostHooks(input, callInput, result.data)
-  const extra = [...(preContext ?? []), ...postHookFeedback(post)]
   const isError = mapped.isError === true
-  return {
-    content: appendContext(mapped.content, extra),
-    isError,
-    ...(mapped.blob ? { blob: mapped.blob } : {}),
-    ...(isError || !result.contextModifier ? {} : { contextModifier: result.contextModifier }),
+  let content = mapped.content
+  if (input.hooks !== NO_HOOKS || preContext !== undefined) {
+    const post = input.hooks === NO_HOOKS ? NO_HOOK_OUTCOME : await runPostHooks(input, callInput, result.data)
+    content = appendContext(content, [...(preContext ?? []), ...postHookFeedback(post)])
   }
+  const outcome: CallOutcome = { content, isError }
+  if (mapped.blob) outcome.blob = mapped.blob
+  if (!isError && result.contextModifier) outcome.contextModifier = result.contextModifier
+  return outcome
 }
 
 /** Step 7, after a call that returned: PostToolUse hooks add context or a block message. */

@@ -25,6 +25,18 @@ export function createResultYielder(options: YielderOptions) {
   const { calls, sink } = options
   const stage = { runId: options.runId, tenant: options.tenant, blobs: options.blobs, budget: options.budget }
   const drains = createSerialQueue()
+  /** Passes queued or still storing: while there are none, a pass runs at once. */
+  let unsettled = 0
+  const settledOne = () => {
+    unsettled--
+  }
+  /** Queues a pass behind the ones before it and counts it until it settles. */
+  function queued(task: () => Promise<void> | undefined): Promise<unknown> {
+    unsettled++
+    const pass = drains.run(task)
+    pass.then(settledOne, settledOne)
+    return pass
+  }
   let yieldedChars = 0
   /** Everything before this index has been yielded. */
   let nextToYield = 0
@@ -33,15 +45,25 @@ export function createResultYielder(options: YielderOptions) {
   /** Waiting calls whose sized result the sink was told of. */
   const told = new Set<TrackedCall>()
 
-  async function drainOnce(): Promise<void> {
+  /**
+   * One pass. Synchronous unless a result must be stored as a blob or the run budget is exceeded:
+   * the common pass allocates no async frame and no awaited promise (docs/adr/0310-the-engines-common-path-awaits-nothing.md).
+   */
+  function drainOnce(): Promise<void> | undefined {
     for (const call of waiting) {
       if (call.result) continue
       const storing = applyToolThreshold(call, stage)
-      if (storing) await storing
+      if (storing) return storing.then(drainOnce)
     }
     if (calls[nextToYield]?.status !== 'completed') return tellHeld()
-    const pending = [...waiting].sort((a, b) => a.index - b.index)
-    await applyBudget(pending, yieldedChars, stage)
+    const pending = waiting.size === 1 ? [...waiting] : [...waiting].sort((a, b) => a.index - b.index)
+    const budgeting = applyBudget(pending, yieldedChars, stage)
+    if (budgeting) return budgeting.then(yieldHead)
+    return yieldHead()
+  }
+
+  /** Hands out the contiguous head of completed, sized calls, in block order. */
+  function yieldHead(): undefined {
     for (; nextToYield < calls.length; nextToYield++) {
       const call = calls[nextToYield]!
       if (call.status !== 'completed' || !call.result) break
@@ -52,23 +74,32 @@ export function createResultYielder(options: YielderOptions) {
       told.delete(call)
       sink.result({ type: 'tool.result', tool_use_id: call.block.id, result: call.result, ...blob })
     }
-    tellHeld()
+    return tellHeld()
   }
 
   /** Results sized but waiting behind an unfinished block: the sink hears of each once. */
-  function tellHeld(): void {
-    if (!sink.held) return
+  function tellHeld(): undefined {
+    if (!sink.held) return undefined
     for (const call of waiting) {
       if (!call.result || told.has(call)) continue
       told.add(call)
       const blob = call.blob ? { blob_id: call.blob.blobId } : {}
       sink.held({ type: 'tool.result', tool_use_id: call.block.id, result: call.result, ...blob })
     }
+    return undefined
   }
 
   return {
-    /** Sizes and yields what it can; resolves when this pass is done. */
-    drain: (): Promise<void> => drains.run(drainOnce),
+    /**
+     * Sizes and yields what it can. Runs the pass at once when no earlier pass is unsettled and
+     * returns undefined if it finished synchronously; otherwise a promise of the pass, which
+     * waits for the passes before it (docs/adr/0310-the-engines-common-path-awaits-nothing.md).
+     */
+    drain(): Promise<unknown> | undefined {
+      if (unsettled > 0) return queued(drainOnce)
+      const pass = drainOnce()
+      return pass === undefined ? undefined : queued(() => pass)
+    },
     /** A call has its outcome: its result will be sized and yielded in block order by the next drain. */
     completed(call: TrackedCall): void {
       waiting.add(call)

@@ -2,6 +2,7 @@ import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
 import { startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
+import type { CanUseToolFn } from '../tool/tool.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
 import { admitCallSafely } from './admit-call.js'
 import { reportFinished } from './call-outcome.js'
@@ -28,6 +29,9 @@ import { abortCall, callSignal, type TrackedCall } from './tracked-call.js'
 export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   const { runId, sink, tools } = options
   const permissions = options.permissions ?? ALLOW_ALL
+  // One per run, not per call: the pipeline hands it to every call's tool (nested permission checks).
+  const canUseTool: CanUseToolFn = (tool, input, context) =>
+    permissions.decide({ tool, input, context, hookOutcome: {} })
   const hooks = options.hooks ?? NO_HOOKS
   const maxConcurrency = options.options.maxConcurrency
   // A bad cap is the caller's bug (config and request options are validated at the edge): say so
@@ -43,6 +47,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   let cancelled = false
   let announced = 0
   let kickScheduled = false
+  let drainQueued = false
   let started = false
   let inputEnded = false
   let done = false
@@ -84,9 +89,26 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     }
   }
 
-  /** Yields what it can, then finishes the run if every block is in and out. */
+  /**
+   * Yields what it can, then finishes the run if every block is in and out: once per microtask
+   * however many calls completed in it, in a later microtask than the completion, as before.
+   */
   function drain(): void {
-    void yielder.drain().then(maybeFinish)
+    if (drainQueued) return
+    drainQueued = true
+    queueMicrotask(drainNow)
+  }
+
+  function drainNow(): void {
+    drainQueued = false
+    try {
+      const pass = yielder.drain()
+      if (pass === undefined) maybeFinish()
+      else void pass.then(maybeFinish)
+    } catch (fault) {
+      // As when the pass ran in a promise: a fault here is a rejection, not a thrown microtask.
+      void Promise.reject(fault)
+    }
   }
 
   /** The executor ends the run itself: once the input ended, nothing is unannounced, and all is yielded. */
@@ -158,7 +180,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     drain()
   }
 
-  async function execute(call: TrackedCall): Promise<void> {
+  function execute(call: TrackedCall): void {
     const tool = call.tool!
     call.status = 'executing'
     executing.count++
@@ -166,10 +188,17 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     call.startedAt = Date.now()
     sink.event({ type: 'tool.started', tool_use_id: call.block.id })
     armCallDeadline(call)
-    let outcome: CallOutcome | undefined
     const span = startCallSpan(runSpan.context, tool.name, call.block.id)
+    const settled = (outcome: CallOutcome | undefined, failure?: { fault: unknown }) => {
+      if (failure) outcome = { content: pipelineFaultMessage(tool.name, String(failure.fault)), isError: true }
+      span.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
+      if (call.abortReason !== undefined) stop(call, call.abortReason)
+      else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true })
+      schedule()
+    }
+    let pipeline: Promise<CallOutcome>
     try {
-      const pipeline = span.run(runCallPipeline, {
+      pipeline = span.run(runCallPipeline, {
         tool,
         block: call.block,
         parsedInput: call.parsedInput!,
@@ -182,21 +211,16 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
         parentMessage: options.parentMessage,
         permissions,
         hooks,
+        canUseTool,
         isAborted: () => call.abortReason !== undefined,
         onProgress: (data) => {
           if (call.status === 'executing') sink.event({ type: 'tool.progress', tool_use_id: call.block.id, data })
         },
       })
-      outcome = await settleOrAbort(pipeline, (listener) => {
-        call.onAbort = listener
-      })
     } catch (fault) {
-      outcome = { content: pipelineFaultMessage(tool.name, String(fault)), isError: true }
+      pipeline = Promise.reject(fault)
     }
-    span.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
-    if (call.abortReason !== undefined) stop(call, call.abortReason)
-    else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true })
-    schedule()
+    settleOrAbort(pipeline, call, settled)
   }
 
   function armCallDeadline(call: TrackedCall): void {
@@ -213,7 +237,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       if (call.status === 'queued') {
         if (!canStart(call, executing, maxConcurrency)) break
         if (executing.count === 0) flushGroupModifiers()
-        void execute(call)
+        execute(call)
       }
       if (index === nextToStart) nextToStart++
     }

@@ -62,14 +62,23 @@ async function thresholdOrThrow(call: TrackedCall, options: ResultStageOptions):
  * is finished but not yet yielded (largest first). Results already yielded are fixed: they count
  * but can no longer be replaced. See docs/adr/0004-run-budget-at-yield-time.md.
  */
-export async function applyBudget(
+export function applyBudget(
+  pending: readonly TrackedCall[],
+  yieldedChars: number,
+  options: ResultStageOptions,
+): Promise<void> | undefined {
+  let total = yieldedChars
+  for (const call of pending) total += countedChars(call)
+  // Within budget (the common case): nothing to store, so nothing to await.
+  if (total <= options.budget) return undefined
+  return persistOverBudget(pending, yieldedChars, options)
+}
+
+async function persistOverBudget(
   pending: readonly TrackedCall[],
   yieldedChars: number,
   options: ResultStageOptions,
 ): Promise<void> {
-  let total = yieldedChars
-  for (const call of pending) total += countedChars(call)
-  if (total <= options.budget) return
   const candidates = pending.map((call) => ({
     block: call.result!,
     chars: contentLength(call.result!.content),

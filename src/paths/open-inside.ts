@@ -1,5 +1,5 @@
-import { constants, existsSync } from 'node:fs'
-import { type FileHandle, mkdir, open, readlink } from 'node:fs/promises'
+import { constants, existsSync, readlinkSync } from 'node:fs'
+import { type FileHandle, mkdir, open } from 'node:fs/promises'
 import path from 'node:path'
 import { errorCode } from './error-code.js'
 import { isInside, isInsideAny } from './is-inside.js'
@@ -24,10 +24,14 @@ function descriptorPath(handle: FileHandle, name?: string): string {
   return name === undefined ? `${DESCRIPTORS}/${handle.fd}` : `${DESCRIPTORS}/${handle.fd}/${name}`
 }
 
-/** Refuses a descriptor whose real path (as the kernel reports it) is outside every root. */
-async function verify(handle: FileHandle, roots: readonly string[]): Promise<void> {
+/**
+ * Refuses a descriptor whose real path (as the kernel reports it) is outside every root. The
+ * link under /proc is answered by the kernel from the open descriptor, with no disk to wait
+ * for: read synchronously, no threadpool round trip (docs/adr/0312).
+ */
+function verify(handle: FileHandle, roots: readonly string[]): void {
   if (!HAS_DESCRIPTORS) return
-  const real = (await readlink(descriptorPath(handle))).replace(/ \(deleted\)$/, '')
+  const real = readlinkSync(descriptorPath(handle)).replace(/ \(deleted\)$/, '')
   if (!isInsideAny(roots, real)) throw changed()
 }
 
@@ -61,7 +65,7 @@ export async function openDirectoryInside(
   }
   let handle = await openChecked(root, directoryFlags)
   try {
-    await verify(handle, roots)
+    verify(handle, roots)
     for (const name of path.relative(root, realDirectory).split(path.sep).filter(Boolean)) {
       if (options.create) {
         await mkdir(descriptorPath(handle, name)).catch((error: unknown) => {
@@ -72,7 +76,7 @@ export async function openDirectoryInside(
       await handle.close()
       handle = next
     }
-    await verify(handle, roots)
+    verify(handle, roots)
     return handle
   } catch (error) {
     await handle.close().catch(() => undefined)
@@ -106,7 +110,7 @@ export async function openFileInside(
     await directory.close()
   }
   try {
-    await verify(handle, roots)
+    verify(handle, roots)
     return handle
   } catch (error) {
     await handle.close()

@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs'
-import { lstat, readlink, realpath } from 'node:fs/promises'
+import { lstat, readlink } from 'node:fs/promises'
 import path from 'node:path'
 import { errorCode } from './error-code.js'
 
@@ -9,12 +9,14 @@ const MAX_SYMLINK_HOPS = 40
  * The real path of `absolutePath`, even when it does not exist yet: the longest existing prefix
  * is resolved with realpath and the missing rest appended. A dangling symlink on the way is
  * followed to its target, so `link -> /elsewhere/new-file` resolves to `/elsewhere/new-file`
- * and a write through it cannot slip past a confinement check.
+ * and a write through it cannot slip past a confinement check. A path that exists takes one
+ * synchronous realpath(3), a few system calls and no threadpool round trip, as working
+ * directories do (docs/adr/0312-existing-paths-resolve-synchronously.md); nothing is cached.
  */
 export async function resolveRealPath(absolutePath: string, hops = 0): Promise<string> {
   if (hops > MAX_SYMLINK_HOPS) throw Object.assign(new Error('Too many levels of symbolic links'), { code: 'ELOOP' })
   try {
-    return await realpath(absolutePath)
+    return realpathSync.native(absolutePath)
   } catch (error) {
     const code = errorCode(error)
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error

@@ -1,13 +1,14 @@
-import { stat } from 'node:fs/promises'
+import { statSync } from 'node:fs'
 import path from 'node:path'
 import { resolveRealPath } from '../paths/resolve-real-path.js'
 import type { AnyTool } from '../tool/tool.js'
 
 export type ResolvedToolPath = { absolute: string; isDirectory: boolean }
 
-async function isDirectory(target: string): Promise<boolean> {
+/** One synchronous stat of a path just resolved: no threadpool round trip (docs/adr/0312). */
+function isDirectory(target: string): boolean {
   try {
-    return (await stat(target)).isDirectory()
+    return statSync(target, { throwIfNoEntry: false })?.isDirectory() === true
   } catch {
     return false
   }
@@ -32,5 +33,5 @@ export async function resolveToolPath(
   if ((target === undefined || target === '') && tool.pathDefaultsToCwd) target = cwd
   if (target === undefined || target === '') return undefined
   const absolute = await resolveRealPath(path.resolve(cwd, target))
-  return { absolute, isDirectory: await isDirectory(absolute) }
+  return { absolute, isDirectory: isDirectory(absolute) }
 }

@@ -1,5 +1,5 @@
-import { constants } from 'node:fs'
-import { type FileHandle, stat } from 'node:fs/promises'
+import { constants, type Stats, statSync } from 'node:fs'
+import type { FileHandle } from 'node:fs/promises'
 import { z } from 'zod'
 import type { ImageBlock } from '../../messages/content-blocks.js'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
@@ -69,7 +69,7 @@ export const ReadTool = buildTool({
   async validateInput(input: ReadInput, context) {
     const confined = await tryResolveConfinedPath(input.file_path, context, 'read')
     if (!confined.ok) return { result: false, message: confined.message }
-    const stats = await stat(confined.realPath).catch(() => null)
+    const stats = statOrNull(confined.realPath)
     if (!stats)
       return {
         result: false,
@@ -157,4 +157,13 @@ async function readOpened(input: ReadInput, context: ToolUseContext, realPath: s
     result.lines.some((line) => line.fullLength > line.text.length)
   context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial })
   return { data: { type: 'text', filePath: realPath, content } satisfies ReadOutput }
+}
+
+/** One synchronous stat of a path just resolved, no threadpool round trip (docs/adr/0312); null when it cannot be read. */
+function statOrNull(target: string): Stats | null {
+  try {
+    return statSync(target, { throwIfNoEntry: false }) ?? null
+  } catch {
+    return null
+  }
 }

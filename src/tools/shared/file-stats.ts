@@ -1,14 +1,24 @@
-import type { Stats } from 'node:fs'
-import { lstat, stat } from 'node:fs/promises'
-import { errorCode } from '../../paths/error-code.js'
+import { lstatSync, type Stats, statSync } from 'node:fs'
+import { lstat } from 'node:fs/promises'
 
-/** Stats of an existing path, null when nothing is there. */
+/**
+ * Listings up to this size are stamped synchronously: one lstat is a few system calls, less than
+ * a threadpool round trip, and 256 of them hold the event loop well under a millisecond. Larger
+ * listings keep the threadpool so the loop is never held long (docs/adr/0313-small-listings-stat-synchronously.md).
+ */
+const SYNC_STAMP_LIMIT = 256
+
+/** Stats of an existing path, null when nothing is there (one synchronous stat, docs/adr/0312). */
 export async function statIfExists(realPath: string): Promise<Stats | null> {
+  return statSync(realPath, { throwIfNoEntry: false }) ?? null
+}
+
+/** A file's own modification time; 0 for a file gone since it was listed (it sorts last). */
+function mtimeOf(file: string): number {
   try {
-    return await stat(realPath)
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return null
-    throw error
+    return lstatSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0
+  } catch {
+    return 0
   }
 }
 
@@ -17,9 +27,12 @@ export async function statIfExists(realPath: string): Promise<Stats | null> {
  * its own time, and a file gone since it was listed sorts last instead of failing the call.
  */
 export async function newestFirst(files: readonly string[]): Promise<string[]> {
-  const stamped = await Promise.all(
-    files.map(async (file) => ({ file, mtimeMs: (await lstat(file).catch(() => null))?.mtimeMs ?? 0 })),
-  )
+  const stamped =
+    files.length <= SYNC_STAMP_LIMIT
+      ? files.map((file) => ({ file, mtimeMs: mtimeOf(file) }))
+      : await Promise.all(
+          files.map(async (file) => ({ file, mtimeMs: (await lstat(file).catch(() => null))?.mtimeMs ?? 0 })),
+        )
   // Ties (same mtime) by name, so the order is stable.
   stamped.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file))
   return stamped.map((entry) => entry.file)
