@@ -32,6 +32,10 @@ const { values } = parseArgs({
 const capacity = Number(values.capacity)
 const duration = Number(values.duration)
 const MB = 2 ** 20
+/** Sequential runs of the idle floor: about 2.5 s of the bench with `sleep 0.2`. */
+const FLOOR_SAMPLES = 10
+/** Idle /healthz probes, 20 ms apart like the probes during the burst: about 1 s. */
+const HEALTH_FLOOR_PROBES = 50
 const round = (value: number) => Math.round(value * 1000) / 1000
 
 const percentile = (sorted: number[], p: number) =>
@@ -89,9 +93,28 @@ async function loadBurst(): Promise<Figure[]> {
       tool_uses: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: values.command } }],
     })
     // Warm-up, so the baseline includes what any first request loads and compiles.
-    for (let index = 0; index < 20; index++) {
+    const post = async () => {
+      const started = performance.now()
       await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).arrayBuffer()
+      return performance.now() - started
     }
+    for (let index = 0; index < 20; index++) await post()
+    // The floors of the latency figures, measured on the idle server of this run: the same run
+    // from one client in flight, and the same /healthz probe
+    // (docs/adr/0382-load-burst-latencies-have-idle-floors.md).
+    const alone: number[] = []
+    for (let index = 0; index < FLOOR_SAMPLES; index++) alone.push(await post())
+    const idleHealth: number[] = []
+    for (let index = 0; index < HEALTH_FLOOR_PROBES; index++) {
+      const started = performance.now()
+      await fetch(`${service.url}/healthz`).then((response) => response.arrayBuffer())
+      idleHealth.push(performance.now() - started)
+      await delay(20)
+    }
+    alone.sort((a, b) => a - b)
+    idleHealth.sort((a, b) => a - b)
+    const aloneP99 = round(percentile(alone, 99))
+    const idleHealthP99 = round(percentile(idleHealth, 99))
     const rssBefore = await service.rss()
     let rssPeak = rssBefore
     const sampler = setInterval(() => {
@@ -129,12 +152,16 @@ async function loadBurst(): Promise<Figure[]> {
         name: `Run latency p99, steady ${steadyConnections} connections (capacity ${capacity} open runs, "${values.command}")`,
         unit: 'ms',
         value: steady.p99Ms,
-        details: { ...setup, ...steady },
+        baselineName: 'the same run, one client in flight, idle server, p99 ms',
+        baseline: aloneP99,
+        details: { ...setup, ...steady, floor: { samples: alone.length, p50Ms: round(percentile(alone, 50)) } },
       },
       {
         name: `Run latency p99, burst ${capacity * 10} connections (10× capacity)`,
         unit: 'ms',
         value: burst.p99Ms,
+        baselineName: 'the same run, one client in flight, idle server, p99 ms',
+        baseline: aloneP99,
         details: { ...setup, ...burst },
       },
       {
@@ -147,9 +174,16 @@ async function loadBurst(): Promise<Figure[]> {
         name: 'GET /healthz p99 during the burst',
         unit: 'ms',
         value: healthP99,
+        baselineName: 'the same probe, server idle, p99 ms',
+        baseline: idleHealthP99,
         goal: { atMost: 100 },
         met: healthP99 < 100,
-        details: { probes: health.length, p50Ms: round(percentile(health, 50)), maxMs: round(health.at(-1) ?? 0) },
+        details: {
+          probes: health.length,
+          p50Ms: round(percentile(health, 50)),
+          maxMs: round(health.at(-1) ?? 0),
+          floor: { probes: idleHealth.length, p50Ms: round(percentile(idleHealth, 50)) },
+        },
       },
       {
         name: `RSS ${values.settle} s after the burst vs before`,

@@ -36,7 +36,7 @@ const soakSeconds = values['soak-seconds']
 // The engine benches run compiled (tsconfig.bench.json), like production: tsx adds a naming
 // helper to every function it creates, which shows in per-call figures.
 const benches: [script: string, args: string[]][] = [
-  ['dist/bench/engine-overhead.js', ['1000', '40']],
+  ['dist/bench/engine-overhead.js', ['1000', '200']],
   ['dist/bench/parallel-efficiency.js', ['50', '10', '5']],
   ['bench/http-runs.ts', ['--duration', duration, '--connections', '50']],
   ['bench/redis-overhead.ts', ['--duration', duration, '--connections', '50']],
