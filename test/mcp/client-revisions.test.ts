@@ -2,6 +2,7 @@
 // initialize handshake to server-everything over stdio; progress and cancellation work across the new revision.
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createMcpManager, type McpManager } from '../../src/mcp/client/mcp-manager.js'
 import type { McpServersInput } from '../../src/mcp/client/mcp-settings-schema.js'
@@ -10,6 +11,8 @@ import { createBuiltInTools } from '../../src/tools/built-in-tools.js'
 import { REAL_PROCESS_WAIT } from '../helpers/real-process-wait.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 import { CLIENT_INFO, EVERYTHING_SERVER, findTool, runTool, startServiceWithMcp, tempDir } from './mcp-test-helpers.js'
+
+const EXITS_ON_DISCOVER = fileURLToPath(new URL('../fixtures/mcp/exits-on-discover.mjs', import.meta.url))
 
 type Service = Awaited<ReturnType<typeof startServiceWithMcp>>
 
@@ -110,6 +113,20 @@ describe('MCP client revisions', () => {
     } finally {
       stop()
     }
+  })
+
+  it('reaches a stdio server that exits on the probe with initialize on the next attempt', async () => {
+    const manager = createMcpManager({
+      servers: { strict: { command: process.execPath, args: [EXITS_ON_DISCOVER] } },
+      clientInfo: CLIENT_INFO,
+      retry: { initialDelayMs: 10 },
+    })
+    managers.push(manager)
+    await manager.ready()
+    expect(manager.states()[0]).toMatchObject({ status: 'connected', protocolVersion: '2025-11-25' })
+    expect(await runTool(findTool(manager.tools(), 'mcp__strict__echo'), { text: 'hello' })).toEqual({
+      content: 'hello',
+    })
   })
 
   it('refuses a revision the client cannot speak at load', () => {
