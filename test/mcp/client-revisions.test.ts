@@ -10,7 +10,15 @@ import type { ToolProgressData } from '../../src/tool/tool.js'
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js'
 import { REAL_PROCESS_WAIT } from '../helpers/real-process-wait.js'
 import { startTestServer } from '../helpers/start-test-server.js'
-import { CLIENT_INFO, EVERYTHING_SERVER, findTool, runTool, startServiceWithMcp, tempDir } from './mcp-test-helpers.js'
+import {
+  CLIENT_INFO,
+  EVERYTHING_SERVER,
+  FIXTURE_SERVER,
+  findTool,
+  runTool,
+  startServiceWithMcp,
+  tempDir,
+} from './mcp-test-helpers.js'
 
 const EXITS_ON_DISCOVER = fileURLToPath(new URL('../fixtures/mcp/exits-on-discover.mjs', import.meta.url))
 
@@ -112,6 +120,28 @@ describe('MCP client revisions', () => {
       await vi.waitFor(() => expect(statuses).toContain('cancelled'), REAL_PROCESS_WAIT)
     } finally {
       stop()
+    }
+  })
+
+  it('follows tool list changes of a 2026-07-28 server on its listen stream', async () => {
+    // The upstream's own MCP server adds a tool; the upstream's /mcp tells its listen streams.
+    const chained = await startServiceWithMcp({
+      settings: {
+        permissions: { allow: ['mcp__fixture'] },
+        mcpServers: { fixture: { command: process.execPath, args: [FIXTURE_SERVER] } },
+      },
+    })
+    try {
+      await vi.waitFor(() => expect(chained.app.mcpServers.states()[0]?.status).toBe('connected'), REAL_PROCESS_WAIT)
+      const manager = await connect({ up: { type: 'http', url: chained.url.href } })
+      expect(manager.states()[0]).toMatchObject({ status: 'connected', protocolVersion: '2026-07-28' })
+      const changed = new Promise<readonly string[]>((resolve) => {
+        manager.onToolsChanged((tools) => resolve(tools.map((tool) => tool.name)))
+      })
+      await runTool(findTool(manager.tools(), 'mcp__up__mcp__fixture__add-tool'), { name: 'fresh.tool' })
+      expect(await changed).toContain('mcp__up__mcp__fixture__fresh_tool')
+    } finally {
+      await chained.close()
     }
   })
 
