@@ -159,6 +159,22 @@ describe('MCP client revisions', () => {
     })
   })
 
+  it('fails a server pinned to 2026-07-28 that does not offer it, saying why', async () => {
+    const manager = createMcpManager({
+      servers: {
+        pinned: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], protocol: '2026-07-28' },
+      },
+      clientInfo: CLIENT_INFO,
+      retry: { initialDelayMs: 10, maxAttempts: 2 },
+    })
+    managers.push(manager)
+    await manager.ready()
+    expect(manager.states()[0]).toMatchObject({
+      status: 'failed',
+      lastError: expect.stringContaining('did not offer pinned protocol version 2026-07-28'),
+    })
+  })
+
   it('refuses a revision the client cannot speak at load', () => {
     expect(() =>
       createMcpManager({
