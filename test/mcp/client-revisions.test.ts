@@ -8,6 +8,7 @@ import { createMcpManager, type McpManager } from '../../src/mcp/client/mcp-mana
 import type { McpServersInput } from '../../src/mcp/client/mcp-settings-schema.js'
 import type { ToolProgressData } from '../../src/tool/tool.js'
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js'
+import { buildTestApp } from '../helpers/build-test-app.js'
 import { REAL_PROCESS_WAIT } from '../helpers/real-process-wait.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 import {
@@ -142,6 +143,23 @@ describe('MCP client revisions', () => {
       expect(await changed).toContain('mcp__up__mcp__fixture__fresh_tool')
     } finally {
       await chained.close()
+    }
+  })
+
+  it('keeps calling a 2026-07-28 server across its restart', async () => {
+    const options = { baseTools: createBuiltInTools(), settings: { permissions: { allow: ['Bash'] } } }
+    const first = await startServiceWithMcp(options)
+    const manager = await connect({ restarting: { type: 'http', url: first.url.href } })
+    const bash = findTool(manager.tools(), 'mcp__restarting__Bash')
+    expect(JSON.stringify((await runTool(bash, { command: 'echo before' })).content)).toContain('before')
+    await first.close()
+    const second = await buildTestApp({ ...options, lifetime: 'manual' })
+    await second.app.listen({ host: '127.0.0.1', port: Number(first.url.port) })
+    try {
+      expect(JSON.stringify((await runTool(bash, { command: 'echo after' })).content)).toContain('after')
+      expect(manager.states()[0]).toMatchObject({ protocolVersion: '2026-07-28' })
+    } finally {
+      await second.close()
     }
   })
 
