@@ -1,5 +1,6 @@
 // Pins the MCP client's revision negotiation: `auto` speaks 2026-07-28 statelessly to our own /mcp and the
-// initialize handshake to server-everything over stdio; progress and cancellation work across the new revision.
+// initialize handshake to server-everything over stdio; progress, cancellation, list changes and a restart
+// work across the new revision; a server that exits on the probe, a pin not offered, a bad value at load.
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
