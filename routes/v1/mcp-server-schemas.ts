@@ -10,6 +10,7 @@ export const McpServerStateSchema = z
     last_error: z.string().optional(),
     connected_at: z.string().optional(),
     server_info: z.object({ name: z.string(), version: z.string() }).optional(),
+    protocol_version: z.string().optional(),
   })
   .meta({ id: 'McpServerState' })
 
@@ -23,5 +24,6 @@ export function toMcpServerStateBody(state: McpServerState): z.infer<typeof McpS
     ...(state.lastError === undefined ? {} : { last_error: state.lastError }),
     ...(state.connectedAt === undefined ? {} : { connected_at: state.connectedAt }),
     ...(state.serverInfo === undefined ? {} : { server_info: state.serverInfo }),
+    ...(state.protocolVersion === undefined ? {} : { protocol_version: state.protocolVersion }),
   }
 }

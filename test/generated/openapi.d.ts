@@ -433,6 +433,7 @@ export interface components {
             connected_at?: string;
             last_error?: string;
             name: string;
+            protocol_version?: string;
             server_info?: {
                 name: string;
                 version: string;

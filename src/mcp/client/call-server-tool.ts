@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Client } from '@modelcontextprotocol/client'
 import { traceHeaders } from '../../telemetry/trace-headers.js'
 import type { McpCallOptions } from './create-mcp-tool.js'
 import { type CallTimeouts, serverFacingSignal } from './mcp-errors.js'
@@ -19,7 +18,7 @@ export async function callServerTool(
   // The call's W3C trace context travels in `params._meta` (MCP's place for request metadata).
   const trace = traceHeaders()
   const params = { name: toolName, arguments: input, ...(trace.traceparent ? { _meta: trace } : {}) }
-  const result = await client.callTool(params, CallToolResultSchema, {
+  const result = await client.callTool(params, {
     signal: serverFacingSignal(options.signal),
     onprogress: ({ progress, total, message }) =>
       onProgress?.({ progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) }),

@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/client'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { AnyTool, ToolCallProgress } from '../../tool/tool.js'
 import { createJsonSchemaInput } from './json-schema-input.js'

@@ -37,15 +37,18 @@ export function expandServerConfig(
 ): { config: McpServerConfig; missing: string[] } {
   const missing = new Set<string>()
   const expand = (text: string) => expandEnvVars(text, environment, missing)
+  // `protocol` is a choice, not text: it is carried over as written.
+  const protocol = config.protocol === undefined ? {} : { protocol: config.protocol }
   const expanded: McpServerConfig =
     config.type === 'http'
-      ? { type: 'http', url: expand(config.url), headers: expandMap(config.headers, environment, missing) }
+      ? { type: 'http', url: expand(config.url), headers: expandMap(config.headers, environment, missing), ...protocol }
       : {
           type: 'stdio',
           command: expand(config.command),
           args: config.args?.map(expand),
           env: expandMap(config.env, environment, missing),
           cwd: config.cwd === undefined ? undefined : expand(config.cwd),
+          ...protocol,
         }
   return { config: expanded, missing: [...missing] }
 }

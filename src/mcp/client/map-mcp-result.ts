@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import type { CallToolResult, ContentBlock, EmbeddedResource, ResourceLink } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, ContentBlock, EmbeddedResource, ResourceLink } from '@modelcontextprotocol/client'
 import { IMAGE_MEDIA_TYPES, type ImageMediaType, type ResultContentBlock } from '../../messages/content-blocks.js'
 import type { MappedToolResult } from '../../tool/tool.js'
 

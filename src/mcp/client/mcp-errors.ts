@@ -1,5 +1,4 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client'
 
 export type CallTimeouts = {
   /** No response and no progress for this long: the call times out (progress resets the clock). */
@@ -10,8 +9,8 @@ export type CallTimeouts = {
 
 /** An error's message; HTTP failures lead with their status, which the SDK's message leaves out. */
 export function messageOf(error: unknown): string {
-  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) {
-    return `HTTP ${error.code}: ${error.message}`
+  if (error instanceof SdkHttpError && error.status > 0 && !error.message.includes(String(error.status))) {
+    return `HTTP ${error.status}: ${error.message}`
   }
   return error instanceof Error ? error.message : String(error)
 }
@@ -27,13 +26,13 @@ export function isPermanentConnectError(error: unknown): boolean {
   if (error instanceof Error && SECRET_ERRORS.has(error.name)) return true
   const code = (error as { code?: unknown } | null)?.code
   if (code === 'ENOENT' || code === 'EACCES' || code === 'ERR_INVALID_URL') return true
-  if (error instanceof StreamableHTTPError) return error.code === 401 || error.code === 403
+  if (error instanceof SdkHttpError) return error.status === 401 || error.status === 403
   return error instanceof Error && error.name === 'UnauthorizedError'
 }
 
 /** The HTTP server no longer knows our session (it restarted): the request was never run. */
 export function isSessionGone(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code === 404
+  return error instanceof SdkHttpError && error.status === 404
 }
 
 /** Why a connection attempt failed, with the server's last stderr lines when it left any. */
@@ -48,9 +47,11 @@ export function describeConnectError(error: unknown, stderrTail: readonly string
 
 /** A failure below the protocol (network down, HTTP error status, session gone): the connection must be rebuilt. */
 export function isTransportFailure(error: unknown): boolean {
-  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed
+  if (error instanceof SdkHttpError) return true
+  if (error instanceof SdkError)
+    return error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.SendFailed
   // fetch reports an unreachable server as a TypeError ("fetch failed").
-  return error instanceof StreamableHTTPError || error instanceof TypeError
+  return error instanceof TypeError
 }
 
 export type CallErrorContext = {
@@ -69,20 +70,20 @@ export type CallErrorContext = {
 export function callError(error: unknown, context: CallErrorContext): Error {
   const { server, tool } = context
   if (context.aborted) return new Error(`${tool} was cancelled; MCP server "${server}" was told to stop it.`)
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     const total = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout !== undefined
     const why = total
       ? `it ran longer than the ${context.timeouts.totalMs} ms limit`
       : `MCP server "${server}" sent no response or progress for ${context.timeouts.idleMs} ms`
     return new Error(`${tool} timed out: ${why}. The call was cancelled and may have had partial effects.`)
   }
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
     return new Error(
       `MCP server "${server}" disconnected while running ${tool}; the call may have had partial effects. ` +
         'The server is being reconnected: a later call can be retried.',
     )
   }
-  if (error instanceof McpError)
+  if (error instanceof ProtocolError)
     return new Error(`MCP server "${server}" rejected the call to ${tool}: ${error.message}`)
   return new Error(`Calling ${tool} on MCP server "${server}" failed: ${messageOf(error)}`)
 }

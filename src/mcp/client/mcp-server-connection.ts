@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isDeepStrictEqual } from 'node:util'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import {
   type CallToolResult,
+  Client,
   type Implementation,
+  type McpSubscription,
   type Tool as McpToolDefinition,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js'
+} from '@modelcontextprotocol/client'
 import { createSerialQueue } from '../../async/serial-queue.js'
 import type { Logger } from '../../logging/logger.js'
 import type { AnyTool } from '../../tool/tool.js'
@@ -27,6 +27,7 @@ import { listServerTools, type ToolsSkipped, wrapServerTools } from './mcp-serve
 import type { McpServerConfig } from './mcp-settings-schema.js'
 import { mcpToolName } from './mcp-tool-name.js'
 import { createMcpTransport } from './mcp-transport.js'
+import { versionNegotiation } from './protocol-revision.js'
 import { resolveServerSecrets, type SecretResolver } from './resolve-server-secrets.js'
 import { backoffDelay, type RetryPolicy } from './retry-policy.js'
 
@@ -70,7 +71,11 @@ export function createServerConnection(options: ServerConnectionOptions): Server
   let lastError = options.configError
   let connectedAt: string | undefined
   let serverInfo: { name: string; version: string } | undefined
+  let protocolVersion: string | undefined
   let client: Client | undefined
+  let subscription: McpSubscription | undefined
+  /** Set once a stdio server closed its pipe on the `server/discover` probe: later attempts skip it (ADR 0352). */
+  let skipProbe = false
   let definitions: McpToolDefinition[] = []
   let wrappers: readonly AnyTool[] = []
   let failures = 0
@@ -125,10 +130,13 @@ export function createServerConnection(options: ServerConnectionOptions): Server
 
   async function connectOnce(): Promise<void> {
     stderrTail.length = 0
-    const next = new Client(options.clientInfo, { capabilities: {} })
+    const next = new Client(options.clientInfo, {
+      capabilities: {},
+      versionNegotiation: versionNegotiation(config.protocol, options.connectTimeoutMs),
+    })
     const refreshes = createSerialQueue()
     // One at a time: a burst of list_changed notifications yields ordered, complete refreshes.
-    next.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    next.setNotificationHandler('notifications/tools/list_changed', () => {
       void refreshes.run(() => (client === next ? refreshTools(next) : undefined))
     })
     next.onerror = (error) => logger.debug({ server: name, error: error.message }, 'MCP transport error')
@@ -136,19 +144,48 @@ export function createServerConnection(options: ServerConnectionOptions): Server
       handleLoss(next, config.type === 'stdio' ? 'the server process exited' : 'the connection closed')
     try {
       const resolved = options.resolveSecret ? await resolveServerSecrets(config, options.resolveSecret) : config
-      await next.connect(createMcpTransport(resolved, rememberStderr), {
-        timeout: options.connectTimeoutMs,
-        signal: stopping.signal,
-      })
+      try {
+        await next.connect(createMcpTransport(resolved, rememberStderr), {
+          timeout: options.connectTimeoutMs,
+          signal: stopping.signal,
+          ...(skipProbe ? { prior: { kind: 'legacy' as const } } : {}),
+        })
+      } catch (error) {
+        if (config.type === 'stdio' && (config.protocol ?? 'auto') === 'auto' && !isPermanentConnectError(error)) {
+          skipProbe = true
+        }
+        throw error
+      }
       const listed = await listServerTools(next, { signal: stopping.signal, timeout: options.connectTimeoutMs })
+      const listening = await listenForToolChanges(next)
       if (closed) throw new Error('shutting down')
       client = next
+      subscription = listening
       serverInfo = next.getServerVersion()
+      protocolVersion = next.getNegotiatedProtocolVersion()
       connectedAt = new Date().toISOString()
       setDefinitions(listed)
     } catch (error) {
       await next.close().catch(() => {})
       throw error
+    }
+  }
+
+  /**
+   * A 2026-07-28 server sends no unsolicited notifications: list_changed arrives on a
+   * `subscriptions/listen` stream, dispatched to the same handler as on an older session
+   * (docs/adr/0351-tool-changes-on-the-stateless-revision.md).
+   */
+  async function listenForToolChanges(from: Client): Promise<McpSubscription | undefined> {
+    if (from.getProtocolEra() !== 'modern' || !from.getServerCapabilities()?.tools?.listChanged) return undefined
+    try {
+      return await from.listen(
+        { toolsListChanged: true },
+        { signal: stopping.signal, timeout: options.connectTimeoutMs },
+      )
+    } catch (error) {
+      logger.warn({ server: name, error: messageOf(error) }, 'MCP tools/list_changed subscription failed')
+      return undefined
     }
   }
 
@@ -180,6 +217,8 @@ export function createServerConnection(options: ServerConnectionOptions): Server
   function handleLoss(lost: Client, reason: string): void {
     if (closed || client !== lost) return
     client = undefined
+    void subscription?.close().catch(() => {})
+    subscription = undefined
     clearTimeout(stableTimer)
     void lost.close().catch(() => {})
     failures += 1
@@ -240,6 +279,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
       ...(lastError !== undefined ? { lastError } : {}),
       ...(connectedAt ? { connectedAt } : {}),
       ...(serverInfo ? { serverInfo: { name: serverInfo.name, version: serverInfo.version } } : {}),
+      ...(protocolVersion ? { protocolVersion } : {}),
     }
   }
 
@@ -258,6 +298,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     clearTimeout(stableTimer)
     const current = client
     client = undefined
+    void subscription?.close().catch(() => {})
     statusChanged.notify()
     markSettled()
     await Promise.allSettled([loop, current?.close()])

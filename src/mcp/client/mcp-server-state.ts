@@ -12,4 +12,6 @@ export type McpServerState = {
   /** ISO time of the current (or last) successful connection. */
   connectedAt?: string
   serverInfo?: { name: string; version: string }
+  /** The MCP revision the current (or last) connection negotiated, e.g. `2026-07-28`. */
+  protocolVersion?: string
 }

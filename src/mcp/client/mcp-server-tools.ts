@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import type { Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js'
+import type { Client, Tool as McpToolDefinition } from '@modelcontextprotocol/client'
 import type { Logger } from '../../logging/logger.js'
 import type { AnyTool } from '../../tool/tool.js'
 import { createMcpTool, type McpToolCaller } from './create-mcp-tool.js'

@@ -1,6 +1,12 @@
 import { z } from 'zod'
+import { MCP_PROTOCOL_SETTINGS } from './protocol-revision.js'
 
 const StringMapSchema = z.record(z.string(), z.string())
+
+/** Which MCP revision to speak; `auto` when left out (docs/adr/0350-mcp-client-revisions.md). */
+const ProtocolSchema = z.enum(MCP_PROTOCOL_SETTINGS, {
+  error: () => `protocol must be one of ${MCP_PROTOCOL_SETTINGS.map((value) => `"${value}"`).join(', ')}`,
+})
 
 /** A local server spawned as a child process, speaking JSON-RPC over stdin/stdout. */
 const McpStdioServerSchema = z.strictObject({
@@ -10,6 +16,7 @@ const McpStdioServerSchema = z.strictObject({
   /** Added to a small safe default environment (PATH, HOME, …), not to the service's own. */
   env: StringMapSchema.optional(),
   cwd: z.string().min(1).optional(),
+  protocol: ProtocolSchema.optional(),
 })
 
 /** A remote server reached over Streamable HTTP. */
@@ -17,6 +24,7 @@ const McpHttpServerSchema = z.strictObject({
   type: z.literal('http'),
   url: z.string().min(1, 'url must not be empty'),
   headers: StringMapSchema.optional(),
+  protocol: ProtocolSchema.optional(),
 })
 
 function withDefaultType(value: unknown): unknown {

@@ -1,7 +1,13 @@
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { McpServerConfig } from './mcp-settings-schema.js'
+
+/**
+ * The SDK probes a plain StdioClientTransport on a throwaway sibling process, so every
+ * connect would start a local server twice; a subclass is probed on its own pipe instead
+ * (docs/adr/0352-stdio-probe-in-place.md).
+ */
+class InPlaceStdioTransport extends StdioClientTransport {}
 
 /**
  * A fresh transport for one connection attempt. A stdio server's stderr is piped (never
@@ -13,7 +19,7 @@ export function createMcpTransport(config: McpServerConfig, onStderrLine: (line:
       ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
     })
   }
-  const transport = new StdioClientTransport({
+  const transport = new InPlaceStdioTransport({
     command: config.command,
     args: config.args ?? [],
     ...(config.env ? { env: config.env } : {}),
