@@ -37,6 +37,25 @@ end
 return 1
 `
 
+/**
+ * A new run: its hash, its place in the tenant's index (trimmed to the retained runs and a
+ * margin), its tool_use ids and any results it starts with.
+ * KEYS: run, tenant's runs, ids, results. ARGV: createdAt score, runId, trim rank, then JSON lists
+ * of the hash's field/value pairs, the ids and the results (each a JSON string, kept byte for byte).
+ */
+const CREATE_SCRIPT = `
+local fields = cjson.decode(ARGV[4])
+-- In slices: unpack is bounded by Lua's stack (a pool may hold many tools, a run many blocks).
+for i = 1, #fields, 1000 do redis.call('HSET', KEYS[1], unpack(fields, i, math.min(i + 999, #fields))) end
+redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, tonumber(ARGV[3]))
+local ids = cjson.decode(ARGV[5])
+for i = 1, #ids, 1000 do redis.call('RPUSH', KEYS[3], unpack(ids, i, math.min(i + 999, #ids))) end
+local results = cjson.decode(ARGV[6])
+for i = 1, #results do redis.call('RPUSH', KEYS[4], results[i]) end
+return 1
+`
+
 /** A run's hash as a record without its lists (the list of runs needs no results). */
 function recordOf(hash: Record<string, string>, tenant: string): RunRecord | undefined {
   if (!hash?.fixed) return undefined
@@ -75,6 +94,7 @@ export type RedisRunStoreOptions = { redis: Redis; maxRetainedRuns: number }
  */
 export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOptions): RunStore {
   redis.defineCommand('toolexecComplete', { numberOfKeys: 7, lua: COMPLETE_SCRIPT })
+  redis.defineCommand('toolexecCreateRun', { numberOfKeys: 4, lua: CREATE_SCRIPT })
   /**
    * Who owns each run this instance created, until it completes: completion needs the tenant and
    * idempotency key, which would otherwise be one more read (docs/adr/0179-one-control-channel-per-instance.md).
@@ -97,15 +117,20 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
       const fields: string[] = ['fixed', JSON.stringify(fixed), 'status', record.status]
       for (const tool of record.tools ?? []) fields.push(`tool:${tool}`, '1')
       if (record.resume) fields.push('resume', JSON.stringify(record.resume))
-      const multi = redis
-        .multi()
-        .hset(redisKeys.run(record.runId), ...fields)
-        .zadd(redisKeys.runsOfTenant(record.tenant), Date.parse(record.createdAt), record.runId)
+      // One script rather than MULTI, three to five writes and EXEC (docs/adr/0370-redis-writes-as-one-script-each.md).
+      await (redis as unknown as CreateCommand).toolexecCreateRun(
+        redisKeys.run(record.runId),
+        redisKeys.runsOfTenant(record.tenant),
+        redisKeys.runToolUseIds(record.runId),
+        redisKeys.runResults(record.runId),
+        String(Date.parse(record.createdAt)),
+        record.runId,
         // The index keeps no more than the retained runs and a margin: older members name runs long gone.
-        .zremrangebyrank(redisKeys.runsOfTenant(record.tenant), 0, -(maxRetainedRuns + INDEX_MARGIN) - 1)
-      if (record.toolUseIds.length > 0) multi.rpush(redisKeys.runToolUseIds(record.runId), ...record.toolUseIds)
-      for (const result of record.results) multi.rpush(redisKeys.runResults(record.runId), JSON.stringify(result))
-      await multi.exec()
+        String(-(maxRetainedRuns + INDEX_MARGIN) - 1),
+        JSON.stringify(fields),
+        JSON.stringify(record.toolUseIds),
+        JSON.stringify(record.results.map((result) => JSON.stringify(result))),
+      )
       owners.set(record.runId, {
         tenant: record.tenant,
         ...(record.idempotencyKey === undefined ? {} : { idempotencyKey: record.idempotencyKey }),
@@ -240,5 +265,7 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
     },
   }
 }
+
+type CreateCommand = { toolexecCreateRun(...args: string[]): Promise<number> }
 
 type CompleteCommand = { toolexecComplete(...args: string[]): Promise<number> }
