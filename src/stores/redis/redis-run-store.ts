@@ -85,14 +85,19 @@ const ANSWERS_TTL_MS = 24 * 60 * 60 * 1000
 
 type Fixed = Pick<RunRecord, 'runId' | 'tenant' | 'sessionId' | 'mode' | 'createdAt' | 'idempotencyKey'>
 
-export type RedisRunStoreOptions = { redis: Redis; maxRetainedRuns: number }
+export type RedisRunStoreOptions = {
+  redis: Redis
+  maxRetainedRuns: number
+  /** Told of each run created here: its event stream starts empty (redis-event-store.ts). */
+  newRuns?: Set<string>
+}
 
 /**
  * Runs as a hash (fixed fields, status, finish time) plus lists of tool_use ids, results and
  * blobs, so every write is one narrow command (docs/adr/0110-redis-key-layout.md). Finished runs
  * expire by TTL; there is nothing to sweep.
  */
-export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOptions): RunStore {
+export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRunStoreOptions): RunStore {
   redis.defineCommand('toolexecComplete', { numberOfKeys: 7, lua: COMPLETE_SCRIPT })
   redis.defineCommand('toolexecCreateRun', { numberOfKeys: 4, lua: CREATE_SCRIPT })
   /**
@@ -131,6 +136,7 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
         JSON.stringify(record.toolUseIds),
         JSON.stringify(record.results.map((result) => JSON.stringify(result))),
       )
+      newRuns?.add(record.runId)
       owners.set(record.runId, {
         tenant: record.tenant,
         ...(record.idempotencyKey === undefined ? {} : { idempotencyKey: record.idempotencyKey }),
@@ -232,6 +238,7 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
     async complete(runId, completion) {
       let owner = owners.get(runId)
       owners.delete(runId)
+      newRuns?.delete(runId)
       if (!owner) {
         const fixed = await redis.hget(redisKeys.run(runId), 'fixed')
         if (fixed === null) return
