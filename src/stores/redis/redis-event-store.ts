@@ -57,6 +57,12 @@ export type RedisEventStoreOptions = {
   /** Bound on one stream's length: a safety net far above any run's event count. */
   maxEventsPerRun: number
   now?: () => Date
+  /**
+   * Runs this instance has just created (redis-run-store.ts adds them): their stream is empty, so
+   * their first batch starts at seq 1 without reading the stream's end
+   * (docs/adr/0371-new-runs-append-without-reading-the-stream-end.md).
+   */
+  newRuns?: Set<string>
 }
 
 type Tail = { cursors: Map<EventListener, number>; pumping?: Promise<void> | undefined; again: boolean }
@@ -140,7 +146,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
   async function storeBatch(runId: string, batch: readonly Pending[]): Promise<RunEvent[]> {
     for (let attempt = 0; ; attempt++) {
       // The first batch of a run on this instance reads the end; later ones continue from it.
-      const first = nextSeq.get(runId) ?? (await lastSeq(runId)) + 1
+      const first = nextSeq.get(runId) ?? (options.newRuns?.delete(runId) ? 1 : (await lastSeq(runId)) + 1)
       const entries = batch.map(({ body, ts }, index) => ({ body, ts, seq: first + index }))
       try {
         await send(runId, entries)

@@ -16,6 +16,25 @@ export type RedisRunCoordinationOptions = {
 /** `refuse`: the shared-volume check failed or has not run; no runs until it is cleared (open-redis-stores.ts). */
 export type RedisRunCoordination = RunCoordination & { refuse(reason: string | undefined): void }
 
+/** KEYS: lease, running runs. ARGV: instance id, lease ms, run id, tenant. */
+const HOLD_SCRIPT = `
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+return 1
+`
+
+/** KEYS: lease, running runs. ARGV: run id. */
+const RELEASE_SCRIPT = `
+redis.call('DEL', KEYS[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+`
+
+type HoldCommands = {
+  toolexecHold(...args: string[]): Promise<number>
+  toolexecRelease(...args: string[]): Promise<number>
+}
+
 type Envelope = { id: string; runId: string; replyTo: string; message: unknown }
 
 /** `null`: the instance no longer holds the run. */
@@ -30,6 +49,9 @@ type Reply = { id: string; applied: boolean | null }
  */
 export function createRedisRunCoordination(options: RedisRunCoordinationOptions): RedisRunCoordination {
   const { redis, subscriber, instanceId, leaseMs } = options
+  redis.defineCommand('toolexecHold', { numberOfKeys: 2, lua: HOLD_SCRIPT })
+  redis.defineCommand('toolexecRelease', { numberOfKeys: 2, lua: RELEASE_SCRIPT })
+  const commands = redis as unknown as HoldCommands
   const replyTimeoutMs = options.replyTimeoutMs ?? 5000
   const held = new Map<string, ControlHandler>()
   const waiting = new Map<string, (applied: boolean | null) => void>()
@@ -89,14 +111,11 @@ export function createRedisRunCoordination(options: RedisRunCoordinationOptions)
     async hold({ runId, tenant }, handler) {
       held.set(runId, handler)
       await subscribed
-      await redis
-        .multi()
-        .set(redisKeys.lease(runId), instanceId, 'PX', leaseMs)
-        .hset(redisKeys.running, runId, tenant)
-        .exec()
+      // One script each way, not MULTI, two writes and EXEC (docs/adr/0370-redis-writes-as-one-script-each.md).
+      await commands.toolexecHold(redisKeys.lease(runId), redisKeys.running, instanceId, String(leaseMs), runId, tenant)
       return async () => {
         held.delete(runId)
-        await redis.multi().del(redisKeys.lease(runId)).hdel(redisKeys.running, runId).exec()
+        await commands.toolexecRelease(redisKeys.lease(runId), redisKeys.running, runId)
       }
     },
     async announce(message) {

@@ -37,6 +37,25 @@ end
 return 1
 `
 
+/**
+ * A new run: its hash, its place in the tenant's index (trimmed to the retained runs and a
+ * margin), its tool_use ids and any results it starts with.
+ * KEYS: run, tenant's runs, ids, results. ARGV: createdAt score, runId, trim rank, then JSON lists
+ * of the hash's field/value pairs, the ids and the results (each a JSON string, kept byte for byte).
+ */
+const CREATE_SCRIPT = `
+local fields = cjson.decode(ARGV[4])
+-- In slices: unpack is bounded by Lua's stack (a pool may hold many tools, a run many blocks).
+for i = 1, #fields, 1000 do redis.call('HSET', KEYS[1], unpack(fields, i, math.min(i + 999, #fields))) end
+redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, tonumber(ARGV[3]))
+local ids = cjson.decode(ARGV[5])
+for i = 1, #ids, 1000 do redis.call('RPUSH', KEYS[3], unpack(ids, i, math.min(i + 999, #ids))) end
+local results = cjson.decode(ARGV[6])
+for i = 1, #results do redis.call('RPUSH', KEYS[4], results[i]) end
+return 1
+`
+
 /** A run's hash as a record without its lists (the list of runs needs no results). */
 function recordOf(hash: Record<string, string>, tenant: string): RunRecord | undefined {
   if (!hash?.fixed) return undefined
@@ -66,15 +85,21 @@ const ANSWERS_TTL_MS = 24 * 60 * 60 * 1000
 
 type Fixed = Pick<RunRecord, 'runId' | 'tenant' | 'sessionId' | 'mode' | 'createdAt' | 'idempotencyKey'>
 
-export type RedisRunStoreOptions = { redis: Redis; maxRetainedRuns: number }
+export type RedisRunStoreOptions = {
+  redis: Redis
+  maxRetainedRuns: number
+  /** Told of each run created here: its event stream starts empty (redis-event-store.ts). */
+  newRuns?: Set<string>
+}
 
 /**
  * Runs as a hash (fixed fields, status, finish time) plus lists of tool_use ids, results and
  * blobs, so every write is one narrow command (docs/adr/0110-redis-key-layout.md). Finished runs
  * expire by TTL; there is nothing to sweep.
  */
-export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOptions): RunStore {
+export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRunStoreOptions): RunStore {
   redis.defineCommand('toolexecComplete', { numberOfKeys: 7, lua: COMPLETE_SCRIPT })
+  redis.defineCommand('toolexecCreateRun', { numberOfKeys: 4, lua: CREATE_SCRIPT })
   /**
    * Who owns each run this instance created, until it completes: completion needs the tenant and
    * idempotency key, which would otherwise be one more read (docs/adr/0179-one-control-channel-per-instance.md).
@@ -97,15 +122,21 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
       const fields: string[] = ['fixed', JSON.stringify(fixed), 'status', record.status]
       for (const tool of record.tools ?? []) fields.push(`tool:${tool}`, '1')
       if (record.resume) fields.push('resume', JSON.stringify(record.resume))
-      const multi = redis
-        .multi()
-        .hset(redisKeys.run(record.runId), ...fields)
-        .zadd(redisKeys.runsOfTenant(record.tenant), Date.parse(record.createdAt), record.runId)
+      // One script rather than MULTI, three to five writes and EXEC (docs/adr/0370-redis-writes-as-one-script-each.md).
+      await (redis as unknown as CreateCommand).toolexecCreateRun(
+        redisKeys.run(record.runId),
+        redisKeys.runsOfTenant(record.tenant),
+        redisKeys.runToolUseIds(record.runId),
+        redisKeys.runResults(record.runId),
+        String(Date.parse(record.createdAt)),
+        record.runId,
         // The index keeps no more than the retained runs and a margin: older members name runs long gone.
-        .zremrangebyrank(redisKeys.runsOfTenant(record.tenant), 0, -(maxRetainedRuns + INDEX_MARGIN) - 1)
-      if (record.toolUseIds.length > 0) multi.rpush(redisKeys.runToolUseIds(record.runId), ...record.toolUseIds)
-      for (const result of record.results) multi.rpush(redisKeys.runResults(record.runId), JSON.stringify(result))
-      await multi.exec()
+        String(-(maxRetainedRuns + INDEX_MARGIN) - 1),
+        JSON.stringify(fields),
+        JSON.stringify(record.toolUseIds),
+        JSON.stringify(record.results.map((result) => JSON.stringify(result))),
+      )
+      newRuns?.add(record.runId)
       owners.set(record.runId, {
         tenant: record.tenant,
         ...(record.idempotencyKey === undefined ? {} : { idempotencyKey: record.idempotencyKey }),
@@ -207,6 +238,7 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
     async complete(runId, completion) {
       let owner = owners.get(runId)
       owners.delete(runId)
+      newRuns?.delete(runId)
       if (!owner) {
         const fixed = await redis.hget(redisKeys.run(runId), 'fixed')
         if (fixed === null) return
@@ -240,5 +272,7 @@ export function createRedisRunStore({ redis, maxRetainedRuns }: RedisRunStoreOpt
     },
   }
 }
+
+type CreateCommand = { toolexecCreateRun(...args: string[]): Promise<number> }
 
 type CompleteCommand = { toolexecComplete(...args: string[]): Promise<number> }

@@ -24,6 +24,29 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `
 
+/**
+ * A new session: its hash, held by a run (ARGV[4]) or else expiring when idle, and its place in
+ * the tenant's and the global session sets (by the time its idle TTL runs out).
+ * KEYS: session, tenant's sessions, all sessions. ARGV: fixed JSON, state JSON, lastUsedAt,
+ * activeRunId ('' for none), idle TTL, expiry score, member in the tenant's set, member in all.
+ */
+const CREATE_SCRIPT = `
+redis.call('HSET', KEYS[1], 'fixed', ARGV[1], 'state', ARGV[2], 'lastUsedAt', ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'activeRunId', ARGV[4])
+else redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+redis.call('ZADD', KEYS[2], ARGV[6], ARGV[7])
+redis.call('ZADD', KEYS[3], ARGV[6], ARGV[8])
+return 1
+`
+
+/** KEYS: session, tenant's sessions, all sessions. ARGV: the members. Answers how many hashes went. */
+const DELETE_SCRIPT = `
+local deleted = redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[2])
+return deleted
+`
+
 type StoredState = {
   cwd: string
   permissionContext: ToolPermissionContext
@@ -41,6 +64,8 @@ export type RedisSessionStoreOptions = { redis: Redis; idleTtlMs: number }
 export function createRedisSessionStore({ redis, idleTtlMs }: RedisSessionStoreOptions): SessionStore {
   redis.defineCommand('toolexecClaimSession', { numberOfKeys: 1, lua: CLAIM_SCRIPT })
   redis.defineCommand('toolexecReleaseSession', { numberOfKeys: 1, lua: RELEASE_SCRIPT })
+  redis.defineCommand('toolexecCreateSession', { numberOfKeys: 3, lua: CREATE_SCRIPT })
+  redis.defineCommand('toolexecDeleteSession', { numberOfKeys: 3, lua: DELETE_SCRIPT })
   const commands = redis as unknown as SessionCommands
 
   return {
@@ -49,15 +74,21 @@ export function createRedisSessionStore({ redis, idleTtlMs }: RedisSessionStoreO
       // Everything that is neither state, nor use, nor the claim is fixed at creation: kept whole,
       // so a field added to the record cannot be dropped here (toolsets once was).
       const { cwd, permissionContext, readFileState, todos, lastUsedAt, activeRunId, ...fixed } = record
-      const multi = redis
-        .multi()
-        .hset(key, 'fixed', JSON.stringify(fixed), 'state', stateJson(record), 'lastUsedAt', String(record.lastUsedAt))
-      if (record.activeRunId !== undefined) multi.hset(key, 'activeRunId', record.activeRunId)
-      else multi.pexpire(key, idleTtlMs)
       const expires = record.lastUsedAt + idleTtlMs
-      multi.zadd(redisKeys.sessionsOfTenant(record.tenant), expires, record.sessionId)
-      multi.zadd(redisKeys.sessionsAll, expires, `${record.tenant}\u0000${record.sessionId}`)
-      await multi.exec()
+      // One script rather than MULTI, four writes and EXEC (docs/adr/0370-redis-writes-as-one-script-each.md).
+      await commands.toolexecCreateSession(
+        key,
+        redisKeys.sessionsOfTenant(record.tenant),
+        redisKeys.sessionsAll,
+        JSON.stringify(fixed),
+        stateJson(record),
+        String(record.lastUsedAt),
+        record.activeRunId ?? '',
+        String(idleTtlMs),
+        String(expires),
+        record.sessionId,
+        `${record.tenant}\u0000${record.sessionId}`,
+      )
     },
     async get(tenant, sessionId) {
       const hash = await redis.hgetall(redisKeys.session(tenant, sessionId))
@@ -74,13 +105,14 @@ export function createRedisSessionStore({ redis, idleTtlMs }: RedisSessionStoreO
       }
     },
     async delete(tenant, sessionId) {
-      const [deleted] = (await redis
-        .multi()
-        .del(redisKeys.session(tenant, sessionId))
-        .zrem(redisKeys.sessionsOfTenant(tenant), sessionId)
-        .zrem(redisKeys.sessionsAll, `${tenant}\u0000${sessionId}`)
-        .exec()) as [[Error | null, number], ...unknown[]]
-      return deleted[1] > 0
+      const deleted = await commands.toolexecDeleteSession(
+        redisKeys.session(tenant, sessionId),
+        redisKeys.sessionsOfTenant(tenant),
+        redisKeys.sessionsAll,
+        sessionId,
+        `${tenant}\u0000${sessionId}`,
+      )
+      return deleted > 0
     },
     async count(tenant, now) {
       const results = (await redis
@@ -124,4 +156,6 @@ function stateJson(state: SessionState): string {
 type SessionCommands = {
   toolexecClaimSession(...args: string[]): Promise<'claimed' | 'busy' | 'missing'>
   toolexecReleaseSession(...args: string[]): Promise<number>
+  toolexecCreateSession(...args: string[]): Promise<number>
+  toolexecDeleteSession(...args: string[]): Promise<number>
 }

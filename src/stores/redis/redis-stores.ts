@@ -43,10 +43,13 @@ export function createRedisStores(options: RedisStoresOptions) {
   redis.on('error', () => undefined)
   subscriber.on('error', () => undefined)
   const instanceId = options.instanceId ?? `ins_${randomUUID()}`
+  // Runs created here whose stream has no event yet (docs/adr/0371-new-runs-append-without-reading-the-stream-end.md).
+  const newRuns = new Set<string>()
   const stores: Stores = {
-    runs: createRedisRunStore({ redis, maxRetainedRuns: options.maxRetainedRuns }),
+    runs: createRedisRunStore({ redis, maxRetainedRuns: options.maxRetainedRuns, newRuns }),
     events: createRedisEventStore({
       redis,
+      newRuns,
       subscriber,
       runTtlMs: options.runTtlMs,
       maxEventsPerRun: MAX_EVENTS_PER_RUN,
