@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import { Socket } from 'node:net'
 
 /** How much and how long the rest of a body is read after an early answer (TOOLEXEC_LINGER_*). */
 export type DrainBounds = {
@@ -24,7 +25,9 @@ const CHECK_INTERVAL_MS = 50
  */
 export function boundBodyDrain(request: IncomingMessage, bounds: DrainBounds): void {
   const socket = request.socket
-  if (request.complete || request.destroyed || !socket) return
+  // Only a connection has bytes to drain: a request injected in process (light-my-request, the
+  // tests' app.inject) has a stand-in socket with neither a byte count nor destroy().
+  if (request.complete || request.destroyed || !(socket instanceof Socket)) return
   const started = Date.now()
   const startBytes = socket.bytesRead
   let lastBytes = startBytes
