@@ -7,7 +7,8 @@ import { createHookRunner } from '../src/hooks/create-hook-runner.js'
 import { createPermissionGate } from '../src/permissions/create-permission-gate.js'
 import { observeDecisions } from '../src/permissions/observe-decisions.js'
 import { setRuleMatchWorkLimit } from '../src/permissions/rule-match-work.js'
-import { createAdmission, REFUSAL_PACE_MS } from '../src/runs/capacity/admission.js'
+import { createAdmission, REFUSAL_PACE_MS, RETRY_AFTER_SECONDS } from '../src/runs/capacity/admission.js'
+import { createRefusalPacer, type RefusalPacer } from '../src/runs/capacity/refusal-pacer.js'
 import { createRunManager } from '../src/runs/run-manager.js'
 import { setMaxParsedCommandChars } from '../src/shell/parse-limit.js'
 
@@ -16,6 +17,8 @@ declare module 'fastify' {
     runManager: ReturnType<typeof createRunManager>
     /** Caps on open runs and calls in flight (docs/adr/0120-admission-control.md). */
     admission: ReturnType<typeof createAdmission>
+    /** When the refusals for capacity are answered (docs/adr/0360, 0361). */
+    refusalPacer: RefusalPacer
   }
 }
 
@@ -99,6 +102,14 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
     })
     app.decorate('runManager', runManager)
     app.decorate('admission', admission)
+    app.decorate(
+      'refusalPacer',
+      createRefusalPacer({
+        paceMs: REFUSAL_PACE_MS,
+        retryAfterMs: RETRY_AFTER_SECONDS * 1000,
+        perTurn: REFUSALS_PER_TURN,
+      }),
+    )
     app.addHook('preClose', async () => {
       if (runManager.activeCount > 0) app.log.info({ runs: runManager.activeCount }, 'draining runs before shutdown')
       await runManager.shutdown(config.shutdownGraceMs)
@@ -111,10 +122,17 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
 )
 
 /**
+ * Refusals answered in one turn of the event loop: a flood's refusals come due together, and
+ * `/healthz` waits for every one answered in the same turn (docs/adr/0361).
+ */
+const REFUSALS_PER_TURN = 16
+
+/**
  * The onRequest hook of the routes that start runs. After auth (route hooks run after the app's):
  * a full instance or tenant is refused before the body is read and validated, and the refusal is
- * paced (docs/adr/0182-capacity-refusals-are-paced.md). A retry with an Idempotency-Key may be a
- * replay, which is answered whatever the load (docs/adr/0163-refused-before-the-body-is-read.md).
+ * paced (docs/adr/0182-capacity-refusals-are-paced.md): a connection that asks again before its
+ * last refusal's Retry-After is over waits for it (docs/adr/0360). A retry with an Idempotency-Key
+ * may be a replay, which is answered whatever the load (docs/adr/0163-refused-before-the-body-is-read.md).
  */
 export function admissionHook(app: FastifyInstance): onRequestHookHandler {
   return (request, _reply, done) => {
@@ -122,7 +140,7 @@ export function admissionHook(app: FastifyInstance): onRequestHookHandler {
     try {
       app.admission.refuseNewRun(request.tenant)
     } catch (error) {
-      setTimeout(done, REFUSAL_PACE_MS, error as Error)
+      app.refusalPacer.pace(request.raw.socket, () => done(error as Error))
       return
     }
     done()
