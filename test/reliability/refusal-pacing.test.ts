@@ -1,10 +1,12 @@
 // Pins, on a listening server: a client that asks again on the same connection before its
 // refusal's Retry-After is over gets the same refusal (503 problem+json, Retry-After: 1), once that
 // Retry-After is over (docs/adr/0360-a-connection-that-ignores-retry-after-waits-for-it.md).
-// Only a lower bound on time is asserted: a timer never fires early.
+// Only a lower bound on time is asserted: a timer never fires early. At info level a refusal
+// writes no line of its own, only a summary line with the counts (docs/adr/0362).
 import http from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { RETRY_AFTER_SECONDS } from '../../src/runs/capacity/admission.js'
+import { buildTestApp } from '../helpers/build-test-app.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 import { createTestTools } from '../helpers/test-tools.js'
 
@@ -57,5 +59,36 @@ describe('refusal pacing', () => {
     } finally {
       agent.destroy()
     }
+  })
+})
+
+describe('refusal logging', () => {
+  it('writes no line per refusal at info, and one summary line with the counts', async () => {
+    const lines: string[] = []
+    const { app } = await buildTestApp({
+      extraTools: createTestTools().tools,
+      env: { LOG_LEVEL: 'info', TOOLEXEC_SHUTDOWN_GRACE_MS: '50', TOOLEXEC_MAX_OPEN_RUNS: '1' },
+      logStream: { write: (line) => lines.push(line) },
+    })
+    const held = { wait: false, tool_uses: [{ type: 'tool_use', id: 'h1', name: 'Gate', input: { key: 'h1' } }] }
+    expect((await app.inject({ method: 'POST', url: '/v1/runs', payload: held })).statusCode).toBe(202)
+    const noop = { tool_uses: [{ type: 'tool_use', id: 't1', name: 'ToolSearch', input: { query: 'select:X' } }] }
+    for (const id of ['refused-1', 'refused-2']) {
+      const refused = await app.inject({
+        method: 'POST',
+        url: '/v1/runs',
+        headers: { 'x-request-id': id },
+        payload: noop,
+      })
+      expect(refused.statusCode).toBe(503)
+    }
+    await app.close()
+    const records = lines.map((line) => JSON.parse(line) as { reqId?: string; msg: string; refused?: unknown })
+    // Only fastify's "incoming request", written before admission is asked.
+    for (const id of ['refused-1', 'refused-2'])
+      expect(records.filter((record) => record.reqId === id).map((record) => record.msg)).toEqual(['incoming request'])
+    expect(records.filter((record) => record.msg === 'runs refused for capacity')).toEqual([
+      expect.objectContaining({ refused: { server_at_capacity: 2 } }),
+    ])
   })
 })
