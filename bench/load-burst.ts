@@ -101,9 +101,17 @@ async function loadBurst(): Promise<Figure[]> {
   const settings = path.join(scratch, 'settings.json')
   await writeFile(settings, JSON.stringify({ permissions: { allow: ['Bash'] } }))
   const profile = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values.profile)}`] : []
+  // The burst's connections stand for many clients but come from one address: past the per-address
+  // cap (256) they were closed at accept and reconnected in a tight loop, a load
+  // bench/connection-flood.ts measures on its own (docs/adr/0363-the-load-burst-is-not-a-connection-flood.md).
+  const perPeer = String(capacity * 10 + 64)
   const service = await startService(
     scratch,
-    { TOOLEXEC_SETTINGS: settings, TOOLEXEC_MAX_OPEN_RUNS: String(capacity) },
+    {
+      TOOLEXEC_SETTINGS: settings,
+      TOOLEXEC_MAX_OPEN_RUNS: String(capacity),
+      TOOLEXEC_MAX_CONNECTIONS_PER_PEER: perPeer,
+    },
     profile,
   )
   try {
@@ -139,7 +147,13 @@ async function loadBurst(): Promise<Figure[]> {
     const during = spread(health)
     const healthP99 = during.p99Ms
     const growth = rssAfter / rssBefore - 1
-    const setup = { capacity, command: values.command, durationS: duration, bashContainment: ready.bash_containment }
+    const setup = {
+      capacity,
+      command: values.command,
+      durationS: duration,
+      bashContainment: ready.bash_containment,
+      maxConnectionsPerPeer: Number(perPeer),
+    }
     return [
       {
         name: `Run latency p99, steady ${steadyConnections} connections (capacity ${capacity} open runs, "${values.command}")`,
