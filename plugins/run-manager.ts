@@ -1,13 +1,16 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { decisionSourceOf } from '../src/audit/decision-source.js'
+import { isApiError } from '../src/errors/api-error.js'
 import { createRunExecutor } from '../src/executor/run-executor.js'
 import type { RunExecutor, RunExecutorOptions } from '../src/executor/run-executor-types.js'
 import { createHookRunner } from '../src/hooks/create-hook-runner.js'
 import { createPermissionGate } from '../src/permissions/create-permission-gate.js'
 import { observeDecisions } from '../src/permissions/observe-decisions.js'
 import { setRuleMatchWorkLimit } from '../src/permissions/rule-match-work.js'
-import { createAdmission, REFUSAL_PACE_MS } from '../src/runs/capacity/admission.js'
+import { createAdmission, REFUSAL_PACE_MS, RETRY_AFTER_SECONDS } from '../src/runs/capacity/admission.js'
+import { createRefusalLog, type RefusalLog } from '../src/runs/capacity/refusal-log.js'
+import { createRefusalPacer, type RefusalPacer } from '../src/runs/capacity/refusal-pacer.js'
 import { createRunManager } from '../src/runs/run-manager.js'
 import { setMaxParsedCommandChars } from '../src/shell/parse-limit.js'
 
@@ -16,6 +19,8 @@ declare module 'fastify' {
     runManager: ReturnType<typeof createRunManager>
     /** Caps on open runs and calls in flight (docs/adr/0120-admission-control.md). */
     admission: ReturnType<typeof createAdmission>
+    /** When the refusals for capacity are answered (docs/adr/0360, 0361) and how they are logged (0362). */
+    refusals: { pacer: RefusalPacer; log: RefusalLog }
   }
 }
 
@@ -99,6 +104,18 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
     })
     app.decorate('runManager', runManager)
     app.decorate('admission', admission)
+    app.decorate('refusals', {
+      pacer: createRefusalPacer({
+        paceMs: REFUSAL_PACE_MS,
+        retryAfterMs: RETRY_AFTER_SECONDS * 1000,
+        perTurn: REFUSALS_PER_TURN,
+      }),
+      log: createRefusalLog({
+        everyMs: REFUSAL_LOG_EVERY_MS,
+        write: (refused) => app.log.info({ refused }, 'runs refused for capacity'),
+      }),
+    })
+    app.addHook('onClose', async () => app.refusals.log.flush())
     app.addHook('preClose', async () => {
       if (runManager.activeCount > 0) app.log.info({ runs: runManager.activeCount }, 'draining runs before shutdown')
       await runManager.shutdown(config.shutdownGraceMs)
@@ -111,10 +128,23 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
 )
 
 /**
+ * Refusals answered in one turn of the event loop: a flood's refusals come due together, and
+ * `/healthz` waits for every one answered in the same turn (docs/adr/0361).
+ */
+const REFUSALS_PER_TURN = 16
+
+/** One summary line of capacity refusals at most this often (docs/adr/0362). */
+const REFUSAL_LOG_EVERY_MS = 10_000
+
+/** Levels at which a refused request's own lines would be written (docs/adr/0362). */
+const BELOW_WARN: ReadonlySet<string> = new Set(['trace', 'debug', 'info'])
+
+/**
  * The onRequest hook of the routes that start runs. After auth (route hooks run after the app's):
  * a full instance or tenant is refused before the body is read and validated, and the refusal is
- * paced (docs/adr/0182-capacity-refusals-are-paced.md). A retry with an Idempotency-Key may be a
- * replay, which is answered whatever the load (docs/adr/0163-refused-before-the-body-is-read.md).
+ * paced (docs/adr/0182-capacity-refusals-are-paced.md): a connection that asks again before its
+ * last refusal's Retry-After is over waits for it (docs/adr/0360). A retry with an Idempotency-Key
+ * may be a replay, which is answered whatever the load (docs/adr/0163-refused-before-the-body-is-read.md).
  */
 export function admissionHook(app: FastifyInstance): onRequestHookHandler {
   return (request, _reply, done) => {
@@ -122,7 +152,11 @@ export function admissionHook(app: FastifyInstance): onRequestHookHandler {
     try {
       app.admission.refuseNewRun(request.tenant)
     } catch (error) {
-      setTimeout(done, REFUSAL_PACE_MS, error as Error)
+      // The refusal is counted into the summary line instead of logged per request: its own
+      // info lines (the error handler's, fastify's "request completed") are not written.
+      if (isApiError(error)) app.refusals.log.note(error.code)
+      if (BELOW_WARN.has(request.log.level)) request.log.level = 'warn'
+      app.refusals.pacer.pace(request.raw.socket, () => done(error as Error))
       return
     }
     done()
