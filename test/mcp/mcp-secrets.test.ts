@@ -3,54 +3,19 @@
 // and nothing else of the service's (TOOLEXEC_SECRET_KEY least of all); an unknown secret is a
 // failed state naming it, and writing it brings the server up.
 import { randomBytes } from 'node:crypto'
-import { createServer, type Server as HttpServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMcpManager } from '../../src/mcp/client/mcp-manager.js'
 import { SecretKey } from '../../src/secrets/secret-key.js'
 import { SecretRedactor } from '../../src/secrets/secret-redactor.js'
 import { createSecretVault } from '../../src/secrets/secret-vault.js'
 import { createMemorySecretStore } from '../../src/stores/memory/memory-secret-store.js'
+import { startGuardedMcpServer } from '../helpers/guarded-mcp-server.js'
 import { CLIENT_INFO, EVERYTHING_SERVER, findTool, runTool } from './mcp-test-helpers.js'
 
 /** `${secret:NAME}` as the settings file spells it. */
 const ref = (name: string) => `\${secret:${name}}`
 
 const TOKEN = `tok-${randomBytes(12).toString('hex')}`
-
-/** A stateless Streamable HTTP server with one tool, refusing any request without `Bearer TOKEN`. */
-async function startGuardedServer(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
-  const seen: string[] = []
-  const http: HttpServer = createServer(async (request, response) => {
-    seen.push(String(request.headers.authorization))
-    if (request.headers.authorization !== `Bearer ${TOKEN}`) {
-      response.writeHead(401).end()
-      return
-    }
-    const server = new Server({ name: 'guarded', version: '1.0.0' }, { capabilities: { tools: {} } })
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: [{ name: 'ping', inputSchema: { type: 'object', properties: {} } }],
-    }))
-    server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: 'pong' }] }))
-    const transport = new StreamableHTTPServerTransport({})
-    await server.connect(transport)
-    response.on('close', () => void transport.close())
-    await transport.handleRequest(request, response)
-  })
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
-  const { port } = http.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    seen,
-    close: async () => {
-      http.closeAllConnections()
-      await new Promise((resolve) => http.close(resolve))
-    },
-  }
-}
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
@@ -67,7 +32,7 @@ function newVault() {
 
 describe('secret references in MCP server settings', () => {
   it('fails a server whose secret is not stored, naming it, and connects once it is written', async () => {
-    const fixture = await startGuardedServer()
+    const fixture = await startGuardedMcpServer(TOKEN)
     cleanups.push(fixture.close)
     const vault = newVault()
     const manager = createMcpManager({

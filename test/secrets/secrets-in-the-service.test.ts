@@ -6,12 +6,10 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/build-test-app.js'
+import { startGuardedMcpServer } from '../helpers/guarded-mcp-server.js'
 import { type RedisServer, redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
 import { startTestServer, type TestServer } from '../helpers/start-test-server.js'
 
@@ -40,25 +38,6 @@ function closer(http: HttpServer) {
     http.closeAllConnections()
     await new Promise((resolve) => http.close(resolve))
   }
-}
-
-/** A stateless MCP server that answers only `Bearer MCP_TOKEN`. */
-async function startMcpServer(): Promise<Listener> {
-  const seen: string[] = []
-  const { port, http } = await listen(async (request, response) => {
-    seen.push(String(request.headers.authorization))
-    if (request.headers.authorization !== `Bearer ${MCP_TOKEN}`) return void response.writeHead(401).end()
-    const server = new Server({ name: 'guarded', version: '1.0.0' }, { capabilities: { tools: {} } })
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: [{ name: 'ping', inputSchema: { type: 'object', properties: {} } }],
-    }))
-    server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: 'pong' }] }))
-    const transport = new StreamableHTTPServerTransport({})
-    await server.connect(transport)
-    response.on('close', () => void transport.close())
-    await transport.handleRequest(request, response)
-  })
-  return { url: `http://127.0.0.1:${port}/mcp`, seen, close: closer(http) }
 }
 
 /** An HTTP hook that records the header it was sent and has no opinion. */
@@ -98,7 +77,7 @@ describe('secrets in the service', () => {
   }
 
   beforeAll(async () => {
-    mcp = await startMcpServer()
+    mcp = await startGuardedMcpServer(MCP_TOKEN)
     hook = await startHookServer()
     // The service's own environment holds the key, as in production: commands must not inherit it.
     process.env.TOOLEXEC_SECRET_KEY = SECRET_KEY
@@ -279,7 +258,7 @@ describe.skipIf(redisSkipReason !== undefined)('secrets on Redis', () => {
   })
 
   it('shares one set of secrets between instances: a write on one brings up the servers of the other', async () => {
-    const mcp = await startMcpServer()
+    const mcp = await startGuardedMcpServer(MCP_TOKEN)
     const env = { TOOLEXEC_REDIS_URL: redis.url, TOOLEXEC_SECRET_KEY: SECRET_KEY }
     const settings = {
       mcpServers: {
