@@ -11,9 +11,10 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RESTORED_NOTE } from '../../src/tools/client-bash/shell-state.js'
-import { type NginxServer, nginxMissingReason, startNginx } from '../helpers/nginx-server.js'
+import { type DeployedPair, startDeployedPair } from '../helpers/deployed-pair.js'
+import { type NginxServer, nginxMissingReason } from '../helpers/nginx-server.js'
 import { type RedisServer, redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
-import { type ServiceProcess, startServiceProcess } from '../helpers/service-process.js'
+import type { ServiceProcess } from '../helpers/service-process.js'
 import { connect } from '../helpers/ws-client.js'
 
 const root = new URL('../..', import.meta.url)
@@ -33,6 +34,7 @@ describe('the deployed chain: nginx, two instances, Redis', () => {
   let redis: RedisServer
   let instances: ServiceProcess[] = []
   let nginx: NginxServer
+  let deployment: DeployedPair | undefined
   let data: string
 
   beforeAll(async () => {
@@ -45,19 +47,12 @@ describe('the deployed chain: nginx, two instances, Redis', () => {
       TOOLEXEC_MEMORY_DIR: path.join(data, 'memory'),
       TOOLEXEC_SANDBOX: 'off',
     }
-    // The first one alone: it records the shared volumes the second is checked against.
-    const first = await startServiceProcess(environment)
-    instances = [first, await startServiceProcess(environment)]
-    const config = readFileSync(new URL('deploy/nginx.conf', root), 'utf8')
-    nginx = await startNginx(
-      config,
-      instances.map((instance) => new URL(instance.baseUrl).host),
-    )
+    deployment = await startDeployedPair(environment)
+    ;({ instances, nginx } = deployment)
   }, 90_000)
 
   afterAll(async () => {
-    await nginx?.stop()
-    await Promise.all(instances.map((instance) => instance.stop()))
+    await deployment?.stop()
     await redis?.stop()
     if (data) rmSync(data, { recursive: true, force: true })
   }, 30_000)

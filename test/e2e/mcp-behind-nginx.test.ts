@@ -13,11 +13,11 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type NginxServer, nginxMissingReason, startNginx } from '../helpers/nginx-server.js'
+import { type DeployedPair, startDeployedPair } from '../helpers/deployed-pair.js'
+import { type NginxServer, nginxMissingReason } from '../helpers/nginx-server.js'
 import { type RedisServer, redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
-import { type ServiceProcess, startServiceProcess } from '../helpers/service-process.js'
+import type { ServiceProcess } from '../helpers/service-process.js'
 
-const root = new URL('../..', import.meta.url)
 const missing = nginxMissingReason ?? redisSkipReason
 const CALLS = Number(process.env.MCP_SCALE_OUT_CALLS ?? 100)
 
@@ -29,6 +29,7 @@ describe.skipIf(missing !== undefined)('/mcp behind nginx on two instances and R
   let redis: RedisServer
   let instances: ServiceProcess[] = []
   let nginx: NginxServer
+  let deployment: DeployedPair | undefined
   let data: string
   let workspace: string
 
@@ -46,19 +47,12 @@ describe.skipIf(missing !== undefined)('/mcp behind nginx on two instances and R
       TOOLEXEC_SANDBOX: 'off',
       TOOLEXEC_SETTINGS: settings,
     }
-    // The first one alone: it records the shared volumes the second is checked against.
-    const first = await startServiceProcess(environment)
-    instances = [first, await startServiceProcess(environment)]
-    const config = readFileSync(new URL('deploy/nginx.conf', root), 'utf8')
-    nginx = await startNginx(
-      config,
-      instances.map((instance) => new URL(instance.baseUrl).host),
-    )
+    deployment = await startDeployedPair(environment)
+    ;({ instances, nginx } = deployment)
   }, 90_000)
 
   afterAll(async () => {
-    await nginx?.stop()
-    await Promise.all(instances.map((instance) => instance.stop()))
+    await deployment?.stop()
     await redis?.stop()
     if (data) rmSync(data, { recursive: true, force: true })
   }, 30_000)
