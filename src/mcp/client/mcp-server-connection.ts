@@ -13,6 +13,7 @@ import type { AnyTool } from '../../tool/tool.js'
 import { callServerTool } from './call-server-tool.js'
 import { createChangeSignal } from './change-signal.js'
 import type { McpCallOptions, McpToolCaller } from './create-mcp-tool.js'
+import { listenForToolChanges } from './listen-for-tool-changes.js'
 import {
   type CallTimeouts,
   callError,
@@ -157,7 +158,12 @@ export function createServerConnection(options: ServerConnectionOptions): Server
         throw error
       }
       const listed = await listServerTools(next, { signal: stopping.signal, timeout: options.connectTimeoutMs })
-      const listening = await listenForToolChanges(next)
+      const listening = await listenForToolChanges(next, {
+        signal: stopping.signal,
+        timeout: options.connectTimeoutMs,
+        onFailure: (message) =>
+          logger.warn({ server: name, error: message }, 'MCP tools/list_changed subscription failed'),
+      })
       if (closed) throw new Error('shutting down')
       client = next
       subscription = listening
@@ -168,24 +174,6 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     } catch (error) {
       await next.close().catch(() => {})
       throw error
-    }
-  }
-
-  /**
-   * A 2026-07-28 server sends no unsolicited notifications: list_changed arrives on a
-   * `subscriptions/listen` stream, dispatched to the same handler as on an older session
-   * (docs/adr/0351-tool-changes-on-the-stateless-revision.md).
-   */
-  async function listenForToolChanges(from: Client): Promise<McpSubscription | undefined> {
-    if (from.getProtocolEra() !== 'modern' || !from.getServerCapabilities()?.tools?.listChanged) return undefined
-    try {
-      return await from.listen(
-        { toolsListChanged: true },
-        { signal: stopping.signal, timeout: options.connectTimeoutMs },
-      )
-    } catch (error) {
-      logger.warn({ server: name, error: messageOf(error) }, 'MCP tools/list_changed subscription failed')
-      return undefined
     }
   }
 
