@@ -7,6 +7,7 @@ import { createBuiltInTools } from '../../src/tools/built-in-tools.js'
 import { startServiceWithMcp, tempDir } from './mcp-test-helpers.js'
 
 type Service = Awaited<ReturnType<typeof startServiceWithMcp>>
+// biome-ignore lint/suspicious/noExplicitAny: JSON read back from the wire
 type Json = Record<string, any>
 type TextContent = Array<{ type: string; text?: string }>
 const textOf = (content: unknown) => (content as TextContent).map((block) => block.text ?? '').join('\n')
