@@ -25,15 +25,15 @@ describe('asks over /mcp as input requests', () => {
   let service: Service
   let scratch: string
 
-  async function connect(options: { key?: string; answer?: Answer; capabilities?: Json } = {}) {
-    const { key = 'ops', answer, capabilities = answer ? ELICIT : {} } = options
+  async function connect(options: { key?: string; answer?: Answer; capabilities?: Json; query?: string } = {}) {
+    const { key = 'ops', answer, capabilities = answer ? ELICIT : {}, query = '' } = options
     const client = new Client(
       { name: 'asks-test', version: '1.0.0' },
       { capabilities, versionNegotiation: { mode: 'auto' } },
     )
     if (answer)
       client.setRequestHandler('elicitation/create', async (request) => answer(request.params as Elicited) as never)
-    const transport = new StreamableHTTPClientTransport(service.url, {
+    const transport = new StreamableHTTPClientTransport(new URL(`${service.url.href}${query}`), {
       requestInit: { headers: { authorization: `Bearer ${key}-secret` } },
     })
     await client.connect(transport)
@@ -213,6 +213,33 @@ describe('asks over /mcp as input requests', () => {
         expect(existsSync(target)).toBe(true)
       } finally {
         await client.close()
+      }
+    })
+
+    it('is refused in another session than the one it was issued in', async () => {
+      const sessionOf = async () =>
+        (
+          (await (
+            await fetch(`${service.baseUrl}/v1/sessions`, {
+              method: 'POST',
+              headers: { authorization: 'Bearer ops-secret', 'content-type': 'application/json' },
+              body: '{}',
+            })
+          ).json()) as Json
+        ).session_id as string
+      const [one, two] = [await sessionOf(), await sessionOf()]
+      const asking = await connect({ answer: () => ({ action: 'cancel' }), query: `?session_id=${one}` })
+      const other = await connect({ answer: () => ({ action: 'cancel' }), query: `?session_id=${two}` })
+      try {
+        const target = path.join(scratch, 'elsewhere.txt')
+        const round = await firstRound(asking, `touch ${target}`)
+        const params = { name: 'Bash', arguments: { command: `touch ${target}` }, inputResponses: allow }
+        await expect(retry(other, { ...params, requestState: round.requestState })).rejects.toThrow(
+          /Invalid or expired requestState/,
+        )
+        expect(existsSync(target)).toBe(false)
+      } finally {
+        await Promise.all([asking.close(), other.close()])
       }
     })
   })

@@ -32,7 +32,7 @@ function excerpt(input: { [key: string]: unknown }): string {
 }
 
 /** The question as the client shows it: "Allow Bash: `rm -rf build`?", why it asks, and the hints. */
-export function askQuestion(prompt: PermissionPrompt): string {
+function askQuestion(prompt: PermissionPrompt): string {
   const lines = [`Allow ${prompt.tool}: \`${excerpt(prompt.input)}\`?`, prompt.message]
   const hints = prompt.hints
   if (hints) {
