@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { type CallToolResult, type InputRequiredResult, inputRequired, Server } from '@modelcontextprotocol/server'
-import { inputDigest } from '../../audit/audit-log.js'
+import { type CallToolResult, type InputRequiredResult, Server } from '@modelcontextprotocol/server'
 import type { ToolResultBlock, ToolUseBlock } from '../../messages/content-blocks.js'
 import type { PermissionPrompt } from '../../permissions/permission-prompter.js'
 import type { BlobInfo } from '../../results/blob-store.js'
 import type { ApiToolDefinition } from '../../tool/to-api-definition.js'
-import type { McpAskCodec, McpAskState } from './mcp-ask-state.js'
-import { ASK_INPUT_KEY, askInputRequest, askRoundOf, type McpAskAnswer, readAskAnswer } from './mcp-asks.js'
+import type { McpAskAnswer } from './mcp-ask-prompter.js'
+import type { McpAskCodec } from './mcp-ask-state.js'
+import { askRoundOf, askTheClient } from './mcp-asks.js'
 import { toMcpProgress, toolResultToMcp } from './tool-result-to-mcp.js'
 
 export type ToolexecMcpCallOutcome = {
@@ -82,25 +82,16 @@ export function createToolexecMcpServer(
     const round = askRoundOf(ctx, request.params.name, input, codec)
     const block: ToolUseBlock = {
       type: 'tool_use',
-      id: round.state?.toolUseId ?? `toolu_mcp_${randomUUID().replaceAll('-', '')}`,
+      // A retry runs under the tool_use id of the round that asked (docs/adr/0354).
+      id: round.answer?.state.toolUseId ?? `toolu_mcp_${randomUUID().replaceAll('-', '')}`,
       name: request.params.name,
       input,
     }
-    const answer = round.state && { state: round.state, decision: readAskAnswer(ctx.mcpReq.inputResponses) }
-    const ask = { clientCanAnswer: round.clientCanAnswer, ...(answer ? { answer } : {}) }
+    const ask = { clientCanAnswer: round.clientCanAnswer, ...(round.answer ? { answer: round.answer } : {}) }
     const outcome = await backend.callTool(block, { signal, requestId: ctx.mcpReq.id, onProgress, ask })
     if (outcome.asked && codec) {
-      const state: McpAskState = {
-        v: 1,
-        toolUseId: block.id,
-        tool: block.name,
-        argumentsSha256: round.argumentsSha256,
-        inputSha256: inputDigest(outcome.asked.input),
-      }
-      return inputRequired({
-        inputRequests: { [ASK_INPUT_KEY]: askInputRequest(outcome.asked) },
-        requestState: await codec.mint(state, ctx),
-      })
+      const call = { asked: outcome.asked, toolUseId: block.id, argumentsSha256: round.argumentsSha256 }
+      return askTheClient(codec, ctx, call)
     }
     return {
       ...toolResultToMcp(outcome.result),

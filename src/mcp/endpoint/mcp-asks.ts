@@ -2,6 +2,7 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   type InputRequest,
+  type InputRequiredResult,
   inputRequired,
   inputResponse,
   ProtocolError,
@@ -9,14 +10,12 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server'
 import { inputDigest } from '../../audit/audit-log.js'
-import type { PermissionAnswer, PermissionPrompt, PermissionPrompter } from '../../permissions/permission-prompter.js'
+import type { PermissionPrompt } from '../../permissions/permission-prompter.js'
+import type { McpAskAnswer } from './mcp-ask-prompter.js'
 import type { McpAskCodec, McpAskState } from './mcp-ask-state.js'
 
 /** The key of the one input request toolexec sends: the ask of the call. */
-export const ASK_INPUT_KEY = 'toolexec_permission'
-
-/** The client user's answer to an ask, as read from a retried `tools/call`. */
-export type McpAskAnswer = { state: McpAskState; decision: 'allow' | 'deny' | 'none' }
+const ASK_INPUT_KEY = 'toolexec_permission'
 
 /** Longest input excerpt shown in the question: a person reads the gist, the full input is in the call. */
 const MAX_EXCERPT = 500
@@ -46,7 +45,7 @@ function askQuestion(prompt: PermissionPrompt): string {
 }
 
 /** The elicitation the ask becomes: one required choice, allow or deny (docs/adr/0353). */
-export function askInputRequest(prompt: PermissionPrompt): InputRequest {
+function askInputRequest(prompt: PermissionPrompt): InputRequest {
   return inputRequired.elicit({
     message: askQuestion(prompt),
     requestedSchema: {
@@ -71,51 +70,13 @@ export function askInputRequest(prompt: PermissionPrompt): InputRequest {
  * usable (a cancel, a missing or malformed response), which is no answer and falls back to today's
  * denial rather than asking again.
  */
-export function readAskAnswer(responses: Record<string, unknown> | undefined): McpAskAnswer['decision'] {
+function readAskAnswer(responses: Record<string, unknown> | undefined): McpAskAnswer['decision'] {
   const view = inputResponse(responses, ASK_INPUT_KEY)
   if (view.kind !== 'elicit') return 'none'
   if (view.action === 'decline') return 'deny'
   if (view.action !== 'accept') return 'none'
   const decision = view.content?.decision
   return decision === 'allow' || decision === 'deny' ? decision : 'none'
-}
-
-/**
- * The prompter of one call over `/mcp` (docs/adr/0353). First round: an ask is noted (`asked`)
- * and denied as with no approver, the run ends, and the endpoint turns the ask into an input
- * request. Retry: the ask of the same tool_use with the same input gets the client user's
- * answer, recorded as given by `keyName` through an MCP input request; any other ask is noted
- * and denied as before. Without `canAsk` nothing is noted: the call is denied as today.
- */
-export function createMcpAskPrompter(options: { canAsk: boolean; keyName?: string; answer?: McpAskAnswer }) {
-  let asked: PermissionPrompt | undefined
-  const prompter: PermissionPrompter = {
-    async request(prompt) {
-      const answer = options.answer
-      const answers =
-        answer !== undefined &&
-        answer.state.toolUseId === prompt.toolUseId &&
-        answer.state.tool === prompt.tool &&
-        answer.state.inputSha256 === inputDigest(prompt.input)
-      if (answers && answer.decision !== 'none') {
-        const who = {
-          via: 'mcp_input_request',
-          ...(options.keyName === undefined ? {} : { by: options.keyName }),
-        } as const
-        return { decision: answer.decision, ...who } satisfies PermissionAnswer
-      }
-      // An answered round that gave no answer is not asked again: the client's loop ends here.
-      if (options.canAsk && !answers) asked = prompt
-      return { noApprover: true }
-    },
-  }
-  return {
-    prompter,
-    /** The ask the call raised that the client can answer, once the run has ended. */
-    get asked(): PermissionPrompt | undefined {
-      return asked
-    },
-  }
 }
 
 /**
@@ -140,12 +101,20 @@ const isAskState = (value: unknown): value is McpAskState =>
   typeof (value as McpAskState).argumentsSha256 === 'string' &&
   typeof (value as McpAskState).inputSha256 === 'string'
 
+/** This round of a `tools/call`: whether the client can be asked, and on a retry its answer. */
+export type McpAskRound = { argumentsSha256: string; clientCanAnswer: boolean; answer?: McpAskAnswer }
+
 /**
- * This round of a `tools/call`: whether the client can be asked, and on a retry the state it
- * echoed (already verified by the codec: signature, expiry, caller). A state for another tool or
- * other arguments is refused: an answer covers exactly the call it was asked about.
+ * Reads the round from the request. The echoed state is already verified by the codec
+ * (signature, expiry, caller); a state for another tool or other arguments is refused: an
+ * answer covers exactly the call it was asked about (docs/adr/0354).
  */
-export function askRoundOf(ctx: ServerContext, tool: string, input: unknown, codec: McpAskCodec | undefined) {
+export function askRoundOf(
+  ctx: ServerContext,
+  tool: string,
+  input: unknown,
+  codec: McpAskCodec | undefined,
+): McpAskRound {
   const argumentsSha256 = inputDigest(input)
   const clientCanAnswer = codec !== undefined && clientCanElicitForm(ctx)
   const state = ctx.mcpReq.requestState<unknown>()
@@ -160,5 +129,24 @@ export function askRoundOf(ctx: ServerContext, tool: string, input: unknown, cod
       ProtocolErrorCode.InvalidParams,
       `This requestState answers an ask about another call: retry ${state.tool} with the arguments it was issued for, or call again without requestState`,
     )
-  return { argumentsSha256, clientCanAnswer, state }
+  return { argumentsSha256, clientCanAnswer, answer: { state, decision: readAskAnswer(ctx.mcpReq.inputResponses) } }
+}
+
+/** The `input_required` answer to a call that asked: the question, and the state its retry echoes. */
+export async function askTheClient(
+  codec: McpAskCodec,
+  ctx: ServerContext,
+  call: { asked: PermissionPrompt; toolUseId: string; argumentsSha256: string },
+): Promise<InputRequiredResult> {
+  const state: McpAskState = {
+    v: 1,
+    toolUseId: call.toolUseId,
+    tool: call.asked.tool,
+    argumentsSha256: call.argumentsSha256,
+    inputSha256: inputDigest(call.asked.input),
+  }
+  return inputRequired({
+    inputRequests: { [ASK_INPUT_KEY]: askInputRequest(call.asked) },
+    requestState: await codec.mint(state, ctx),
+  })
 }

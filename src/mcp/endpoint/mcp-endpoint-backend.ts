@@ -8,7 +8,7 @@ import type { RunManager } from '../../runs/run-manager.js'
 import { type InputLimits, requestFromMcpCall } from '../../runs/run-request.js'
 import type { SessionService } from '../../sessions/session-service.js'
 import type { ToolexecMcpBackend, ToolexecMcpCallOutcome } from './create-toolexec-mcp-server.js'
-import { createMcpAskPrompter } from './mcp-asks.js'
+import { createMcpAskPrompter } from './mcp-ask-prompter.js'
 import type { SessionCalls } from './session-calls.js'
 
 export type EndpointDependencies = {
