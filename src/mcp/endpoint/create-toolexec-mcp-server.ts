@@ -90,8 +90,7 @@ export function createToolexecMcpServer(
     const ask = { clientCanAnswer: round.clientCanAnswer, ...(round.answer ? { answer: round.answer } : {}) }
     const outcome = await backend.callTool(block, { signal, requestId: ctx.mcpReq.id, onProgress, ask })
     if (outcome.asked && codec) {
-      const call = { asked: outcome.asked, toolUseId: block.id, argumentsSha256: round.argumentsSha256 }
-      return askTheClient(codec, ctx, call)
+      return askTheClient(codec, ctx, { asked: outcome.asked, toolUseId: block.id, arguments: input })
     }
     return {
       ...toolResultToMcp(outcome.result),

@@ -102,7 +102,7 @@ const isAskState = (value: unknown): value is McpAskState =>
   typeof (value as McpAskState).inputSha256 === 'string'
 
 /** This round of a `tools/call`: whether the client can be asked, and on a retry its answer. */
-export type McpAskRound = { argumentsSha256: string; clientCanAnswer: boolean; answer?: McpAskAnswer }
+export type McpAskRound = { clientCanAnswer: boolean; answer?: McpAskAnswer }
 
 /**
  * Reads the round from the request. The echoed state is already verified by the codec
@@ -115,34 +115,33 @@ export function askRoundOf(
   input: unknown,
   codec: McpAskCodec | undefined,
 ): McpAskRound {
-  const argumentsSha256 = inputDigest(input)
   const clientCanAnswer = codec !== undefined && clientCanElicitForm(ctx)
   const state = ctx.mcpReq.requestState<unknown>()
-  if (state === undefined) return { argumentsSha256, clientCanAnswer }
+  if (state === undefined) return { clientCanAnswer }
   if (codec === undefined || !isAskState(state))
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       'This requestState was not issued by toolexec for a permission ask: call again without requestState',
     )
-  if (state.tool !== tool || state.argumentsSha256 !== argumentsSha256)
+  if (state.tool !== tool || state.argumentsSha256 !== inputDigest(input))
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       `This requestState answers an ask about another call: retry ${state.tool} with the arguments it was issued for, or call again without requestState`,
     )
-  return { argumentsSha256, clientCanAnswer, answer: { state, decision: readAskAnswer(ctx.mcpReq.inputResponses) } }
+  return { clientCanAnswer, answer: { state, decision: readAskAnswer(ctx.mcpReq.inputResponses) } }
 }
 
 /** The `input_required` answer to a call that asked: the question, and the state its retry echoes. */
 export async function askTheClient(
   codec: McpAskCodec,
   ctx: ServerContext,
-  call: { asked: PermissionPrompt; toolUseId: string; argumentsSha256: string },
+  call: { asked: PermissionPrompt; toolUseId: string; arguments: unknown },
 ): Promise<InputRequiredResult> {
   const state: McpAskState = {
     v: 1,
     toolUseId: call.toolUseId,
     tool: call.asked.tool,
-    argumentsSha256: call.argumentsSha256,
+    argumentsSha256: inputDigest(call.arguments),
     inputSha256: inputDigest(call.asked.input),
   }
   return inputRequired({
