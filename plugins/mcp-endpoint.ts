@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Gauge } from 'prom-client'
 import { SERVICE_INFO } from '../src/config/service-info.js'
@@ -7,6 +8,23 @@ declare module 'fastify' {
   interface FastifyInstance {
     mcpEndpoint: ReturnType<typeof createMcpEndpoint>
   }
+}
+
+/**
+ * Asks over MCP (docs/adr/0355): the state's key comes from TOOLEXEC_SECRET_KEY. Without it a key
+ * per process serves one instance; instances sharing Redis could not verify each other's state,
+ * so there asks are denied as before, and the log says what to set.
+ */
+function inputRequestsOf(app: FastifyInstance) {
+  const { config } = app
+  const secretKey = config.secrets.key
+  if (!secretKey && app.coordination) {
+    app.log.warn(
+      "MCP clients cannot answer permission asks: instances sharing Redis need TOOLEXEC_SECRET_KEY to verify each other's input request state",
+    )
+    return undefined
+  }
+  return { secretKey, ttlMs: config.permissionTimeoutMs }
 }
 
 /** toolexec as an MCP server (`/mcp`, ADR 0056): every tool call is a one-block run. */
@@ -23,6 +41,7 @@ export const mcpEndpointPlugin = fp(
       idleTtlMs: app.config.sessionIdleTtlMs,
       limits: app.config.mcpSessionLimits,
       onError: (error) => app.log.debug({ err: error }, 'an /mcp request was refused'),
+      inputRequests: inputRequestsOf(app),
     })
     app.decorate('mcpEndpoint', endpoint)
     new Gauge({

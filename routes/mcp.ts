@@ -1,6 +1,7 @@
 import { type NodeIncomingMessageLike, toNodeHandler } from '@modelcontextprotocol/node'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { roleCan } from '../src/auth/capability.js'
 
 /** `/mcp`: the Streamable HTTP MCP endpoint (JSON-RPC, so it stays out of the OpenAPI document). */
 export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -16,6 +17,9 @@ export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
       const { session_id } = request.query
       const caller = {
         tenant: request.tenant,
+        keyName: request.keyName,
+        // An MCP client's user answers the asks of its calls only with a key that may answer asks.
+        mayAnswerAsks: roleCan(request.role, 'approve'),
         ...(session_id === undefined ? {} : { sessionId: session_id }),
         logger: request.log,
       }

@@ -39,6 +39,7 @@ const APPLICABLE: Record<(typeof REVISIONS)[number], readonly string[]> = {
     'http-header-validation',
     'server-sse-multiple-streams',
     'dns-rebinding-protection',
+    'input-required-result-unsupported-methods',
   ],
   '2025-11-25': [
     'server-initialize',
@@ -77,7 +78,10 @@ const NOT_APPLICABLE: ReadonlyArray<readonly [RegExp, string]> = [
   ],
   [/^json-schema-2020-12$/, "calls the suite's fixture tool json_schema_2020_12_tool"],
   [/^(tools-call-sampling|tools-call-elicitation|elicitation-)/, 'toolexec sends no requests to the client'],
-  [/^input-required-result-/, 'toolexec raises no input requests over MCP (an ask is denied, docs/mcp.md)'],
+  [
+    /^input-required-result-/,
+    "calls the suite's fixture tools (test_input_required_result_*); asks as input requests are pinned by test/mcp",
+  ],
   [/^server-sse-polling$/, "calls the suite's fixture tool test_reconnection (stream resumption)"],
   [/^http-custom-header-server-validation$/, 'no toolexec tool declares x-mcp-header parameters'],
   [/^(tasks-|sep-2640-)/, 'extensions (tasks, skills) toolexec does not offer'],

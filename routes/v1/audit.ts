@@ -9,6 +9,12 @@ const SourceSchema = z.object({
   mode: z.string().optional(),
   reason: z.string().optional(),
   key_name: z.string().optional().describe('The name of the key that answered'),
+  via: z
+    .enum(['mcp_input_request'])
+    .optional()
+    .describe(
+      "How the answer came: `mcp_input_request`, the user of the /mcp client that made the call; absent: the run's API",
+    ),
   always: z.boolean().optional(),
   edited_input: z.boolean().optional(),
 })

@@ -26,6 +26,7 @@ export function decisionSourceOf(reason: PermissionDecisionReason | undefined): 
       return {
         type: 'answer',
         ...(reason.by === undefined ? {} : { key_name: reason.by }),
+        ...(reason.via === undefined ? {} : { via: reason.via }),
         ...(reason.always ? { always: true } : {}),
         ...(reason.edited ? { edited_input: true } : {}),
       }

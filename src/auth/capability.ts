@@ -23,6 +23,9 @@ const WHAT: Record<Exclude<Capability, 'read'>, string> = {
 /** Who is calling, as the auth plugin found it. */
 export type Caller = { readonly tenant: string; readonly keyName: string; readonly role: KeyRole }
 
+/** Whether a key of `role` may do what `capability` covers. */
+export const roleCan = (role: KeyRole, capability: Capability): boolean => GRANTS[role].has(capability)
+
 /** Throws the 403 a caller without `capability` gets; the message names the key and its role, never the key. */
 export function requireCapability(caller: Caller, capability: Capability): void {
   if (GRANTS[caller.role].has(capability)) return

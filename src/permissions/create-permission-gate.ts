@@ -93,6 +93,7 @@ export function createPermissionGate(options: PermissionGateOptions): Permission
       const ending: AskEnding = {
         ended: (answer.decision === 'deny' ? answer.ended : undefined) ?? 'answer',
         ...(answer.by === undefined ? {} : { by: answer.by }),
+        ...(answer.via === undefined ? {} : { via: answer.via }),
         ...(answer.decision === 'allow' && answer.always ? { always: true } : {}),
         ...(answer.decision === 'allow' && answer.updatedInput !== undefined ? { edited: true } : {}),
       }

@@ -11,10 +11,13 @@ export type PermissionPrompt = {
   alwaysRule?: string
 }
 
+/** An answer given by an MCP client's user, as an input request's response (docs/adr/0353). */
+export type AnswerChannel = 'mcp_input_request'
+
 /** How an ask ended. `updatedInput` replaces the call's input (re-validated and re-checked). */
 export type PermissionAnswer =
-  | { decision: 'allow'; updatedInput?: { [key: string]: unknown }; always?: boolean; by?: string }
-  | { decision: 'deny'; message?: string; by?: string; ended?: 'cancelled' | 'waiting_bound' }
+  | { decision: 'allow'; updatedInput?: { [key: string]: unknown }; always?: boolean; by?: string; via?: AnswerChannel }
+  | { decision: 'deny'; message?: string; by?: string; via?: AnswerChannel; ended?: 'cancelled' | 'waiting_bound' }
   | { timedOut: true }
   | { noApprover: true }
 

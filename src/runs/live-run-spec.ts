@@ -55,6 +55,8 @@ export type LiveRunSpec = {
    * to an opening refuses the ask (docs/adr/0241-asks-wait-without-holding-a-slot.md).
    */
   onAskWaiting?: (waiting: boolean) => boolean
+  /** Who answers the asks instead of the run's broker (docs/adr/0353-asks-over-mcp-as-input-requests.md). */
+  prompter?: PermissionPrompter
   /** Set when this instance takes the run over from a lost one (docs/adr/0243-taking-over-a-waiting-run.md). */
   resumed?: ResumedRun
 }

@@ -69,7 +69,10 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
     parentMessage: spec.parentMessage,
     options: spec.runOptions,
     sink,
-    permissions: dependencies.permissionGateFor({ prompter: broker.prompter, timeoutMs: spec.permissionTimeoutMs }),
+    permissions: dependencies.permissionGateFor({
+      prompter: spec.prompter ?? broker.prompter,
+      timeoutMs: spec.permissionTimeoutMs,
+    }),
     ...(dependencies.hooks ? { hooks: dependencies.hooks } : {}),
     ...(resumed ? { resumed: true } : {}),
     ...(dependencies.onCallFinished

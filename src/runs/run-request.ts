@@ -5,6 +5,7 @@ import type { RunOptions } from '../executor/run-options.js'
 import type { Logger } from '../logging/logger.js'
 import { canonicalJson } from '../messages/canonical-json.js'
 import type { AssistantMessage, ToolUseBlock } from '../messages/content-blocks.js'
+import type { PermissionPrompter } from '../permissions/permission-prompter.js'
 import type { RunMode } from '../stores/run-store.js'
 import { MAX_TOKENS_REASON } from './stream/stream-event-assembler.js'
 import type { StreamFrame } from './stream/stream-frame.js'
@@ -22,6 +23,8 @@ export type StartRunRequest = {
   options: RunRequestOptions
   idempotency?: { key: string; fingerprint: string }
   logger?: Logger
+  /** Who answers the run's asks instead of its own broker: an MCP client (docs/adr/0353-asks-over-mcp-as-input-requests.md). */
+  prompter?: PermissionPrompter
 }
 
 /** Who asks, as the entrance knows it. */
@@ -68,6 +71,7 @@ export function requestFromMcpCall(
   block: ToolUseBlock,
   caller: Caller & { sessionId?: string | undefined },
   limits: InputLimits,
+  prompter?: PermissionPrompter,
 ): StartRunRequest {
   return {
     tenant: caller.tenant,
@@ -76,6 +80,7 @@ export function requestFromMcpCall(
     input: prepareRunInput({ tool_uses: [block] }, limits),
     options: {},
     ...(caller.logger ? { logger: caller.logger } : {}),
+    ...(prompter ? { prompter } : {}),
   }
 }
 

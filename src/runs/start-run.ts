@@ -83,6 +83,7 @@ export function createRunStarter(options: RunStarterOptions) {
         ephemeralSession: request.sessionId === undefined,
         logger,
         ...admitted.asks,
+        ...(request.prompter ? { prompter: request.prompter } : {}),
       })
       admitted.track(run)
       logger.info({ mode: request.mode, blocks: request.input.blocks.length }, 'run started')

@@ -10,6 +10,8 @@ export type AuditSource = {
   reason?: string
   /** The name of the key that answered (never the key). */
   key_name?: string
+  /** How the answer came: `mcp_input_request`, a `/mcp` client's user (docs/adr/0353); absent: the run's API. */
+  via?: 'mcp_input_request'
   always?: boolean
   edited_input?: boolean
 }

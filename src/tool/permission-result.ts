@@ -10,6 +10,8 @@ export type PermissionDecisionReason =
       /** How the ask ended, and for an answer the key's name and what it said (the audit trail's source). */
       ended?: 'answer' | 'timeout' | 'cancelled' | 'no_approver' | 'prompt_failed' | 'waiting_bound'
       by?: string
+      /** Answered through an MCP input request rather than the run's API (docs/adr/0353). */
+      via?: 'mcp_input_request'
       always?: boolean
       edited?: boolean
     }

@@ -352,6 +352,11 @@ export interface components {
                 rule?: string;
                 /** @enum {string} */
                 type: "rule" | "mode" | "hook" | "tool" | "default" | "answer" | "timeout" | "cancel" | "no_approver" | "bound";
+                /**
+                 * @description How the answer came: `mcp_input_request`, the user of the /mcp client that made the call; absent: the run's API
+                 * @enum {string}
+                 */
+                via?: "mcp_input_request";
             };
             tenant: string;
             tool: string;

@@ -163,7 +163,7 @@ function describeSource(record: AuditRecord): string {
   const source = record.source
   if (source === undefined) return '—'
   if (source.type === 'answer')
-    return `key “${source.key_name ?? '?'}”${source.edited_input ? ', edited input' : ''}${source.always ? ', always' : ''}`
+    return `key “${source.key_name ?? '?'}”${source.via === 'mcp_input_request' ? ', in an MCP client' : ''}${source.edited_input ? ', edited input' : ''}${source.always ? ', always' : ''}`
   if (source.type === 'rule') return `rule ${source.rule ?? ''}`
   if (source.type === 'mode') return `mode ${source.mode ?? ''}`
   return source.reason === undefined ? source.type : `${source.type}: ${source.reason}`

@@ -7,12 +7,14 @@ import {
   type McpRequestContext,
 } from '@modelcontextprotocol/server'
 import { isApiError } from '../../errors/api-error.js'
+import type { SecretKey } from '../../secrets/secret-key.js'
 import type { SessionService } from '../../sessions/session-service.js'
 import type { McpSessionStore } from '../../stores/mcp-session-store.js'
 import type { RunCoordination } from '../../stores/run-coordination.js'
 import { createToolexecMcpServer } from './create-toolexec-mcp-server.js'
 import { jsonRpcErrorResponse } from './json-rpc-error-response.js'
 import { createLegacySessions, type McpCaller } from './legacy-sessions.js'
+import { createMcpAskCodec } from './mcp-ask-state.js'
 import { type BoundCaller, createEndpointBackend, type EndpointDependencies } from './mcp-endpoint-backend.js'
 import { createSessionCalls } from './session-calls.js'
 
@@ -31,6 +33,12 @@ export type McpEndpointOptions = EndpointDependencies & {
   coordination?: Pick<RunCoordination, 'announce' | 'onAnnouncement'> | undefined
   now?: () => number
   onError?: (error: Error) => void
+  /**
+   * Asks raised by a 2026-07-28 call go to the client as input requests, their state sealed with
+   * a key derived from `secretKey` (a random one per process without it) and valid for `ttlMs`
+   * (docs/adr/0353, 0355). Absent: every ask is denied, as before.
+   */
+  inputRequests?: { secretKey: SecretKey | undefined; ttlMs: number } | undefined
 }
 
 /** The caller travels to the per-request server factory as the request's auth info, the SDK's pass-through. */
@@ -41,7 +49,7 @@ const authInfoOf = (caller: BoundCaller): AuthInfo => ({
   scopes: [],
   extra: { [CALLER_KEY]: caller },
 })
-function callerOf(context: Pick<McpRequestContext, 'authInfo'>): BoundCaller {
+function callerOf(context: { authInfo?: AuthInfo | undefined }): BoundCaller {
   const caller = context.authInfo?.extra?.[CALLER_KEY] as BoundCaller | undefined
   if (!caller) throw new Error('An /mcp request reached the server factory without its caller')
   return caller
@@ -57,8 +65,18 @@ function callerOf(context: Pick<McpRequestContext, 'authInfo'>): BoundCaller {
 export function createMcpEndpoint(options: McpEndpointOptions) {
   const now = options.now ?? Date.now
   const calls = createSessionCalls()
+  // The state of an ask is bound to the tenant and the toolexec session it was raised in (docs/adr/0354).
+  const codec =
+    options.inputRequests &&
+    createMcpAskCodec({
+      ...options.inputRequests,
+      bindingOf: (ctx) => {
+        const caller = callerOf({ authInfo: ctx.http?.authInfo })
+        return `${caller.tenant}\u0000${caller.sessionId ?? ''}`
+      },
+    })
   const serverFor = (caller: BoundCaller) =>
-    createToolexecMcpServer(createEndpointBackend(options, calls, caller), options.serverInfo)
+    createToolexecMcpServer(createEndpointBackend(options, calls, caller), options.serverInfo, codec)
   const factory = (context: McpRequestContext) => serverFor(callerOf(context))
   const onerror = options.onError ?? (() => {})
   const modern = createMcpHandler(factory, { legacy: 'reject', onerror })

@@ -2,11 +2,13 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import { isApiError } from '../../errors/api-error.js'
 import type { Logger } from '../../logging/logger.js'
 import type { ToolUseBlock } from '../../messages/content-blocks.js'
+import type { PermissionPrompter } from '../../permissions/permission-prompter.js'
 import type { ToolPool } from '../../registry/tool-pool.js'
 import type { RunManager } from '../../runs/run-manager.js'
 import { type InputLimits, requestFromMcpCall } from '../../runs/run-request.js'
 import type { SessionService } from '../../sessions/session-service.js'
 import type { ToolexecMcpBackend, ToolexecMcpCallOutcome } from './create-toolexec-mcp-server.js'
+import { createMcpAskPrompter } from './mcp-ask-prompter.js'
 import type { SessionCalls } from './session-calls.js'
 
 export type EndpointDependencies = {
@@ -21,7 +23,15 @@ export type EndpointDependencies = {
  * call runs in a session of its own, as `POST /v1/runs` without one). `mcpSessionId`: the
  * older-revision MCP session it belongs to, whose calls run one at a time on this instance.
  */
-export type BoundCaller = { tenant: string; logger?: Logger; sessionId?: string; mcpSessionId?: string }
+export type BoundCaller = {
+  tenant: string
+  logger?: Logger
+  sessionId?: string
+  mcpSessionId?: string
+  /** The name of the caller's key, and whether it may answer asks (docs/adr/0240-key-roles.md). */
+  keyName?: string
+  mayAnswerAsks?: boolean
+}
 
 type CallOptions = Parameters<ToolexecMcpBackend['callTool']>[1]
 
@@ -37,8 +47,8 @@ const BUSY_RETRY_LIMIT_MS = 5 * 60 * 1000
 
 /**
  * The service side of one `/mcp` request. `tools/call` is a one-block run in `wait` mode through
- * the run manager: same auth, session, permission rules and hooks as `POST /v1/runs`, and an ask
- * with nobody to answer it is denied.
+ * the run manager: same auth, session, permission rules and hooks as `POST /v1/runs`, and an ask is
+ * denied unless the client's user can answer it (mcp-asks.ts).
  */
 export function createEndpointBackend(dependencies: EndpointDependencies, calls: SessionCalls, caller: BoundCaller) {
   const { runManager, sessions } = dependencies
@@ -48,8 +58,8 @@ export function createEndpointBackend(dependencies: EndpointDependencies, calls:
    * two of them can reach two instances, and the later finds the session held (`session_busy`):
    * it waits for the earlier to finish, as it would have on one instance (docs/adr/0341).
    */
-  async function start(block: ToolUseBlock, signal: AbortSignal) {
-    const request = requestFromMcpCall(block, caller, dependencies.inputLimits)
+  async function start(block: ToolUseBlock, signal: AbortSignal, prompter: PermissionPrompter) {
+    const request = requestFromMcpCall(block, caller, dependencies.inputLimits, prompter)
     const began = Date.now()
     for (let attempt = 0; ; attempt += 1) {
       try {
@@ -71,7 +81,13 @@ export function createEndpointBackend(dependencies: EndpointDependencies, calls:
     const signal = AbortSignal.any([call.signal, cancelled])
     if (signal.aborted)
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The call was cancelled before it started')
-    const handle = await start(block, signal)
+    // Only a key that may answer asks gets to answer them as an MCP client (docs/adr/0353).
+    const asks = createMcpAskPrompter({
+      canAsk: call.ask?.clientCanAnswer === true && caller.mayAnswerAsks === true,
+      ...(caller.keyName === undefined ? {} : { keyName: caller.keyName }),
+      ...(call.ask?.answer === undefined ? {} : { answer: call.ask.answer }),
+    })
+    const handle = await start(block, signal, asks.prompter)
     const cancel = () => void runManager.cancel(caller.tenant, handle.runId).catch(() => {})
     signal.addEventListener('abort', cancel, { once: true })
     // Replays from the first event, so progress emitted before the subscription is not lost.
@@ -83,7 +99,8 @@ export function createEndpointBackend(dependencies: EndpointDependencies, calls:
       const result = record.results[0]
       if (!result)
         throw new ProtocolError(ProtocolErrorCode.InternalError, `Run ${handle.runId} finished without a result`)
-      return { runId: handle.runId, result, blobs: record.blobs }
+      const asked = asks.asked
+      return { runId: handle.runId, result, blobs: record.blobs, ...(asked ? { asked } : {}) }
     } finally {
       unsubscribe()
       signal.removeEventListener('abort', cancel)
