@@ -5,7 +5,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { compileBashRulePattern } from '../../src/permissions/bash-rule-pattern.js'
-import { FUZZ_TIME_LIMIT_MS, startFuzzServer } from './fuzz-server.js'
+import { FUZZ_TEST_TIMEOUT_MS, startFuzzServer } from './fuzz-server.js'
 
 /** The matcher before ADR 0096, kept here as the reference for small inputs only. */
 function referenceRegExp(content: string): RegExp {
@@ -37,7 +37,7 @@ describe('fuzzing permission rules', () => {
   })
 
   it('answers sessions with arbitrary rules, and Bash calls checked against them, without a 5xx or a stall', {
-    timeout: FUZZ_TIME_LIMIT_MS + 30_000,
+    timeout: FUZZ_TEST_TIMEOUT_MS,
   }, async () => {
     const fuzz = await startFuzzServer()
     const rule = fc.oneof(
@@ -68,10 +68,12 @@ describe('fuzzing permission rules', () => {
               tool_uses: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: bash } }],
             }),
           )
-          expect(performance.now() - began).toBeLessThan(1000)
+          // A backtracking matcher took minutes on such rules (wildcard-match.ts); 10 s leaves a
+          // loaded host's sandboxed spawn far below that and still catches the blow-up.
+          expect(performance.now() - began).toBeLessThan(10_000)
         },
       ),
-      { numRuns: 2000, interruptAfterTimeLimit: FUZZ_TIME_LIMIT_MS },
+      { numRuns: 2000 },
     )
     await fuzz.finish(2000)
   })

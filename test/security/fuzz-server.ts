@@ -65,8 +65,8 @@ export type FuzzServer = Awaited<ReturnType<typeof startFuzzServer>>
 export type { TestServer }
 
 /**
- * The most one fuzz file may take (fast-check's interruptAfterTimeLimit, split over its properties).
- * Idle, the three files run their 10,500 cases in about 20-30 s each on 2 cores; the ceiling
- * leaves room for a loaded CI machine, and the asserted case counts catch a run cut short.
+ * Only a guard against a hang: every fuzz file runs a fixed number of cases, never "as many as fit
+ * in a time", so a slow or loaded host runs the same cases and only takes longer (idle, about
+ * 20-30 s a file on 2 cores). The asserted case counts catch a property stopped early.
  */
-export const FUZZ_TIME_LIMIT_MS = 60_000
+export const FUZZ_TEST_TIMEOUT_MS = 600_000
