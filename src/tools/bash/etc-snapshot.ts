@@ -56,8 +56,29 @@ function copyEntry(source: string, target: string, seen: Map<string, string>): v
   chmodSync(target, stats.mode & 0o7777)
 }
 
+const PREFIX = 'toolexec-etc-'
+
+/** Copies left by service processes that are gone (killed, crashed): removed at the first copy. */
+function removeOrphans(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(name.slice(PREFIX.length).split('-')[0])
+    if (!name.startsWith(PREFIX) || !Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue
+    rmSync(path.join(tmpdir(), name), { recursive: true, force: true })
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 function build(root: string, entries: readonly string[]): Snapshot {
-  const directory = mkdtempSync(path.join(tmpdir(), 'toolexec-etc-'))
+  if (made.length === 0) removeOrphans()
+  const directory = mkdtempSync(path.join(tmpdir(), `${PREFIX}${process.pid}-`))
   const seen = new Map<string, string>()
   try {
     chmodSync(directory, 0o755)
@@ -96,10 +117,19 @@ function stale(root: string, snapshot: Snapshot): boolean {
  */
 export function createEtcSnapshots(entries: readonly string[], root = '/etc') {
   let snapshot: Snapshot | undefined
+  const mine: string[] = []
   return {
+    /** Removes every copy made here (tests; the service's go when it exits). */
+    dispose(): void {
+      for (const directory of mine.splice(0)) rmSync(directory, { recursive: true, force: true })
+      snapshot = undefined
+    },
     current(): string | undefined {
       try {
-        if (snapshot === undefined || stale(root, snapshot)) snapshot = build(root, entries)
+        if (snapshot === undefined || stale(root, snapshot)) {
+          snapshot = build(root, entries)
+          mine.push(snapshot.directory)
+        }
         return snapshot.directory
       } catch {
         snapshot = undefined

@@ -33,12 +33,21 @@ describe('createEtcSnapshots', () => {
     await symlink('bundle.crt', path.join(root, 'ssl', 'certs', 'abcd.0'))
     await symlink('/usr/share/zoneinfo/Etc/UTC', path.join(root, 'localtime'))
   })
-  afterEach(() => rm(root, { recursive: true, force: true }))
+  const made: ReturnType<typeof createEtcSnapshots>[] = []
+  afterEach(async () => {
+    for (const snapshots of made.splice(0)) snapshots.dispose()
+    await rm(root, { recursive: true, force: true })
+  })
+  const create = () => {
+    const snapshots = create()
+    made.push(snapshots)
+    return snapshots
+  }
 
   const entries = () => ['passwd', 'ssl/certs', 'localtime', 'hosts'].map((entry) => path.join(root, entry))
 
   it('copies the listed entries that exist and nothing else, links as links, modes kept', async () => {
-    const copy = createEtcSnapshots(entries(), root).current() as string
+    const copy = create().current() as string
     expect((await readdir(copy)).sort()).toEqual(['localtime', 'passwd', 'ssl'])
     expect(await readdir(path.join(copy, 'ssl'))).toEqual(['certs'])
     expect((await readdir(path.join(copy, 'ssl', 'certs'))).sort()).toEqual(['abcd.0', 'bundle.crt'])
@@ -49,7 +58,7 @@ describe('createEtcSnapshots', () => {
   })
 
   it('keeps the copy while nothing changed, and copies again when an entry changes, appears or goes', async () => {
-    const snapshots = createEtcSnapshots(entries(), root)
+    const snapshots = create()
     const first = snapshots.current() as string
     expect(snapshots.current()).toBe(first)
 
@@ -70,7 +79,7 @@ describe('createEtcSnapshots', () => {
   })
 
   it('copies again when a file of the copy went (a /tmp cleaner)', async () => {
-    const snapshots = createEtcSnapshots(entries(), root)
+    const snapshots = create()
     const first = snapshots.current() as string
     await rm(path.join(first, 'passwd'))
     const second = snapshots.current() as string
