@@ -39,7 +39,7 @@ describe('createEtcSnapshots', () => {
     await rm(root, { recursive: true, force: true })
   })
   const create = () => {
-    const snapshots = create()
+    const snapshots = createEtcSnapshots(entries(), root)
     made.push(snapshots)
     return snapshots
   }
