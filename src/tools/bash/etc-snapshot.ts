@@ -56,29 +56,8 @@ function copyEntry(source: string, target: string, seen: Map<string, string>): v
   chmodSync(target, stats.mode & 0o7777)
 }
 
-const PREFIX = 'toolexec-etc-'
-
-/** Copies left by service processes that are gone (killed, crashed): removed at the first copy. */
-function removeOrphans(): void {
-  for (const name of readdirSync(tmpdir())) {
-    const pid = Number(name.slice(PREFIX.length).split('-')[0])
-    if (!name.startsWith(PREFIX) || !Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue
-    rmSync(path.join(tmpdir(), name), { recursive: true, force: true })
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 function build(root: string, entries: readonly string[]): Snapshot {
-  if (made.length === 0) removeOrphans()
-  const directory = mkdtempSync(path.join(tmpdir(), `${PREFIX}${process.pid}-`))
+  const directory = mkdtempSync(path.join(tmpdir(), `toolexec-etc-${process.pid}-`))
   const seen = new Map<string, string>()
   try {
     chmodSync(directory, 0o755)
