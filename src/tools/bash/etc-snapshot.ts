@@ -88,14 +88,21 @@ function stale(root: string, snapshot: Snapshot): boolean {
 }
 
 /**
+ * After a copy failed, the entries are bound one by one for this long before the next attempt:
+ * a copy that keeps failing (an unreadable entry) is not retried, hundreds of files, every second.
+ */
+const COPY_RETRY_MS = 60_000
+
+/**
  * The copies of `entries` (absolute paths under `root`, /etc in the service): `current()` is the
  * directory to mount as the sandbox's /etc, holding the entries as they are now. It checks them on
  * each call (the sandbox asks at most once a second) and copies again when one changed.
- * Undefined when the copy cannot be made (an entry the service cannot read, a full /tmp): the
- * caller binds the entries one by one as before.
+ * Undefined when the copy cannot be made (an entry the service cannot read, a full /tmp), and
+ * for `retryAfterMs` after: the caller binds the entries one by one as before.
  */
-export function createEtcSnapshots(entries: readonly string[], root = '/etc') {
+export function createEtcSnapshots(entries: readonly string[], root = '/etc', retryAfterMs = COPY_RETRY_MS) {
   let snapshot: Snapshot | undefined
+  let failedAt: number | undefined
   const mine: string[] = []
   return {
     /** Removes every copy made here (tests; the service's go when it exits). */
@@ -104,14 +111,17 @@ export function createEtcSnapshots(entries: readonly string[], root = '/etc') {
       snapshot = undefined
     },
     current(): string | undefined {
+      if (failedAt !== undefined && Math.abs(Date.now() - failedAt) < retryAfterMs) return undefined
       try {
         if (snapshot === undefined || stale(root, snapshot)) {
           snapshot = build(root, entries)
           mine.push(snapshot.directory)
         }
+        failedAt = undefined
         return snapshot.directory
       } catch {
         snapshot = undefined
+        failedAt = Date.now()
         return undefined
       }
     },

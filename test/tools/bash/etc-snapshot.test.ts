@@ -78,6 +78,23 @@ describe('createEtcSnapshots', () => {
     expect(await readdir(path.join(fourth, 'ssl', 'certs'))).toEqual(['bundle.crt'])
   })
 
+  it('is undefined when the copy cannot be made, and tries again only after the wait', async () => {
+    const tmp = process.env.TMPDIR
+    const retried = createEtcSnapshots(entries(), root, 0)
+    const waiting = createEtcSnapshots(entries(), root, 60_000)
+    made.push(retried, waiting)
+    process.env.TMPDIR = path.join(root, 'missing-tmp')
+    try {
+      expect(retried.current()).toBeUndefined()
+      expect(waiting.current()).toBeUndefined()
+    } finally {
+      process.env.TMPDIR = tmp
+      if (tmp === undefined) delete process.env.TMPDIR
+    }
+    expect(retried.current()).toEqual(expect.any(String))
+    expect(waiting.current()).toBeUndefined()
+  })
+
   it('copies again when a file of the copy went (a /tmp cleaner)', async () => {
     const snapshots = create()
     const first = snapshots.current() as string
