@@ -1,4 +1,4 @@
-import { constants, existsSync, readlinkSync } from 'node:fs'
+import { closeSync, constants, existsSync, mkdirSync, openSync, readlinkSync } from 'node:fs'
 import { type FileHandle, mkdir, open } from 'node:fs/promises'
 import path from 'node:path'
 import { errorCode } from './error-code.js'
@@ -20,8 +20,9 @@ export class PathChangedError extends Error {
 const changed = () =>
   new PathChangedError('The path changed while it was being opened (a directory was replaced by a link): refused.')
 
-function descriptorPath(handle: FileHandle, name?: string): string {
-  return name === undefined ? `${DESCRIPTORS}/${handle.fd}` : `${DESCRIPTORS}/${handle.fd}/${name}`
+function descriptorPath(handle: FileHandle | number, name?: string): string {
+  const fd = typeof handle === 'number' ? handle : handle.fd
+  return name === undefined ? `${DESCRIPTORS}/${fd}` : `${DESCRIPTORS}/${fd}/${name}`
 }
 
 /**
@@ -29,7 +30,7 @@ function descriptorPath(handle: FileHandle, name?: string): string {
  * link under /proc is answered by the kernel from the open descriptor, with no disk to wait
  * for: read synchronously, no threadpool round trip (docs/adr/0312).
  */
-function verify(handle: FileHandle, roots: readonly string[]): void {
+function verify(handle: FileHandle | number, roots: readonly string[]): void {
   if (!HAS_DESCRIPTORS) return
   const real = readlinkSync(descriptorPath(handle)).replace(/ \(deleted\)$/, '')
   if (!isInsideAny(roots, real)) throw changed()
@@ -85,6 +86,49 @@ export async function openDirectoryInside(
   }
 }
 
+function openCheckedSync(target: string, flags: number): number {
+  try {
+    return openSync(target, flags | constants.O_NOFOLLOW)
+  } catch (error) {
+    if (errorCode(error) === 'ELOOP') throw changed()
+    throw error
+  }
+}
+
+/**
+ * openDirectoryInside as a descriptor, each component opened (and made) synchronously: a
+ * directory open reads no file data, the kernel answers it from the same lookups the
+ * synchronous realpath before it just made (docs/adr/0385-checked-directory-opens-are-synchronous.md).
+ * Only where /proc/self/fd exists; the caller closes the descriptor.
+ */
+function openDirectoryInsideSync(roots: readonly string[], realDirectory: string, create: boolean): number {
+  const root = roots.filter((candidate) => isInside(candidate, realDirectory)).sort((a, b) => b.length - a.length)[0]
+  if (root === undefined) throw changed()
+  const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY
+  let fd = openCheckedSync(root, directoryFlags)
+  try {
+    verify(fd, roots)
+    for (const name of path.relative(root, realDirectory).split(path.sep).filter(Boolean)) {
+      if (create) {
+        try {
+          mkdirSync(descriptorPath(fd, name))
+        } catch (error) {
+          if (errorCode(error) !== 'EEXIST') throw error
+        }
+      }
+      const next = openCheckedSync(descriptorPath(fd, name), directoryFlags)
+      closeSync(fd)
+      fd = next
+    }
+    verify(fd, roots)
+    return fd
+  } catch (error) {
+    closeSync(fd)
+    if (errorCode(error) === 'ENOTDIR') throw changed()
+    throw error
+  }
+}
+
 /**
  * Opens the real file `realPath` (checked to be inside one of `roots`) so that what is read or
  * written is the object that was checked: its directory through openDirectoryInside, the file
@@ -98,16 +142,25 @@ export async function openFileInside(
   flags: number,
   options: { createParents: boolean } = { createParents: false },
 ): Promise<FileHandle> {
-  const directory = await openDirectoryInside(roots, path.dirname(realPath), { create: options.createParents })
   let handle: FileHandle
-  try {
-    handle = await openChecked(
-      HAS_DESCRIPTORS ? descriptorPath(directory, path.basename(realPath)) : realPath,
-      flags | constants.O_NONBLOCK,
-      0o666,
-    )
-  } finally {
-    await directory.close()
+  if (HAS_DESCRIPTORS) {
+    const directory = openDirectoryInsideSync(roots, path.dirname(realPath), options.createParents)
+    try {
+      handle = await openChecked(
+        descriptorPath(directory, path.basename(realPath)),
+        flags | constants.O_NONBLOCK,
+        0o666,
+      )
+    } finally {
+      closeSync(directory)
+    }
+  } else {
+    const directory = await openDirectoryInside(roots, path.dirname(realPath), { create: options.createParents })
+    try {
+      handle = await openChecked(realPath, flags | constants.O_NONBLOCK, 0o666)
+    } finally {
+      await directory.close()
+    }
   }
   try {
     verify(handle, roots)

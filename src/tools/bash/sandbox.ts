@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { lstatSync, readlinkSync } from 'node:fs'
+import { createEtcSnapshots } from './etc-snapshot.js'
 import type { SandboxMode } from './sandbox-mode.js'
 
 export type SandboxDetection = { sandbox: 'bwrap' | 'off'; reason: string }
@@ -13,7 +14,7 @@ const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64',
 // Of /etc, only what common programs read (the loader, users and groups by name, time zone, CA
 // certificates, alternatives): /etc/shadow, private keys and tool credentials (npmrc, pip.conf)
 // stay outside. docs/adr/0102-sandbox-user-and-etc.md.
-const ETC_ENTRIES = [
+export const ETC_ENTRIES = [
   'alternatives',
   'ca-certificates',
   'ca-certificates.conf',
@@ -105,11 +106,16 @@ function readOnlyMounts(paths: readonly string[]): string[] {
  */
 const SYSTEM_MOUNTS_TTL_MS = 1_000
 let systemMounts: { at: number; directories: string[]; etc: string[] } | undefined
+const etcSnapshots = createEtcSnapshots(ETC_ENTRIES)
 
 function currentSystemMounts(): { directories: string[]; etc: string[] } {
   const now = Date.now()
   if (systemMounts === undefined || now - systemMounts.at >= SYSTEM_MOUNTS_TTL_MS || now < systemMounts.at) {
-    systemMounts = { at: now, directories: readOnlyMounts(SYSTEM_DIRECTORIES), etc: readOnlyMounts(ETC_ENTRIES) }
+    // One prepared /etc (docs/adr/0384-the-sandbox-etc-is-one-prepared-directory.md); the
+    // entries bound one by one when it cannot be made.
+    const snapshot = etcSnapshots.current()
+    const etc = snapshot ? ['--ro-bind', snapshot, '/etc'] : ['--dir', '/etc', ...readOnlyMounts(ETC_ENTRIES)]
+    systemMounts = { at: now, directories: readOnlyMounts(SYSTEM_DIRECTORIES), etc }
   }
   return systemMounts
 }
@@ -131,8 +137,6 @@ export function bubblewrapArguments(layout: SandboxLayout): string[] {
     '--unshare-all',
     ...IDENTITY,
     ...system.directories,
-    '--dir',
-    '/etc',
     ...system.etc,
     '--proc',
     '/proc',

@@ -31,9 +31,14 @@ const PROMPT = `Performs an exact string replacement in a file.
 - An empty old_string creates a new file (or fills an empty one) with new_string.
 - Prefer editing existing files to creating new ones.`
 
-type Plan = { ok: true; realPath: string; original: string | null } | { ok: false; message: string }
+/** `original`: the content, null for a file that does not exist, undefined when not read. */
+type Plan = { ok: true; realPath: string; original: string | null | undefined } | { ok: false; message: string }
 
-async function planEdit(input: EditInput, context: ToolUseContext): Promise<Plan> {
+/**
+ * The checks of an edit. `readContent` false skips reading a file whose text is to be replaced:
+ * the call reads it again through the descriptor it writes (docs/adr/0386-edits-read-the-file-once-per-call.md).
+ */
+async function planEdit(input: EditInput, context: ToolUseContext, readContent = true): Promise<Plan> {
   if (input.old_string === input.new_string) {
     return { ok: false, message: 'No changes to make: old_string and new_string are exactly the same.' }
   }
@@ -52,6 +57,7 @@ async function planEdit(input: EditInput, context: ToolUseContext): Promise<Plan
   }
   const fresh: ValidationResult = checkReadBeforeWrite(realPath, input.file_path, stats, context)
   if (!fresh.result) return { ok: false, message: fresh.message }
+  if (!readContent && input.old_string !== '') return { ok: true, realPath, original: undefined }
   const original = await readFile(realPath, 'utf8')
   if (input.old_string === '' && original !== '') {
     return {
@@ -76,14 +82,15 @@ export const EditTool = buildTool({
   async validateInput(input: EditInput, context) {
     const plan = await planEdit(input, context)
     if (!plan.ok) return { result: false, message: plan.message }
-    if (plan.original === null || input.old_string === '') return { result: true }
+    if (typeof plan.original !== 'string' || input.old_string === '') return { result: true }
     const outcome = applyEdit(plan.original, edit(input), input.file_path)
     return outcome.ok ? { result: true } : { result: false, message: outcome.message }
   },
   async call(input: EditInput, context) {
     // Planned again: the file may have changed between validation and the call.
-    const plan = await planEdit(input, context)
+    const plan = await planEdit(input, context, false)
     if (!plan.ok) throw new Error(plan.message)
+    // A replacement's file exists (planEdit refuses one that does not).
     if (plan.original !== null && input.old_string !== '') {
       // The edit is applied to the content read through the descriptor that is then written:
       // the file checked, read and replaced is one object (docs/adr/0091-open-through-checked-descriptors.md).

@@ -1,5 +1,4 @@
-import type { Stats } from 'node:fs'
-import { stat } from 'node:fs/promises'
+import { type Stats, statSync } from 'node:fs'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 
 /**
@@ -30,6 +29,7 @@ export function checkReadBeforeWrite(
 
 /** After a successful write the session has seen the new content: record it as fully read. */
 export async function recordWrite(realPath: string, context: Pick<ToolUseContext, 'readFileState'>): Promise<void> {
-  const stats = await stat(realPath)
+  // One synchronous stat of the path just written, as docs/adr/0312 does for a call's path (docs/adr/0386).
+  const stats = statSync(realPath)
   context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial: false })
 }

@@ -1,11 +1,12 @@
 // Pins the bubblewrap sandbox: detection (both outcomes) and, where bwrap works here, what a sandboxed command can see and do.
 
-import { readlinkSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, lstatSync, readlinkSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BashTool } from '../../../src/tools/bash/bash-tool.js'
-import { detectSandbox } from '../../../src/tools/bash/sandbox.js'
+import { detectSandbox, ETC_ENTRIES } from '../../../src/tools/bash/sandbox.js'
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
 import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
 import { runTool } from '../helpers.js'
@@ -99,6 +100,20 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`Bash in bubblewrap (${detected.re
     expect([uid, gid]).toEqual(['65534', '65534'])
     expect(capabilities).toMatch(/^CapEff:\s+0+$/)
     expect(output.match(/No such file or directory/g)?.length).toBe(3)
+  })
+
+  it('shows as /etc exactly the listed entries of the host, read-only (docs/adr/0384-the-sandbox-etc-is-one-prepared-directory.md)', async () => {
+    const expected = new Set<string>()
+    for (const entry of ETC_ENTRIES.filter((entry) => lstatSync(entry, { throwIfNoEntry: false }) !== undefined)) {
+      for (let parent = path.dirname(entry); parent !== '/etc'; parent = path.dirname(parent)) expected.add(parent)
+      for (const line of execFileSync('find', [entry], { encoding: 'utf8' }).trim().split('\n')) expected.add(line)
+    }
+    const command = 'find /etc -mindepth 1; touch /etc/new-file 2>&1; true'
+    const output = ((await runTool(BashTool, { command }, context())) as { data: { output: string } }).data.output
+    const lines = output.split('\n')
+    expect(lines.filter((line) => line.startsWith('/etc/')).sort()).toEqual([...expected].sort())
+    expect(output).toContain('Read-only file system')
+    expect(existsSync('/etc/new-file')).toBe(false)
   })
 
   it('runs in its own network namespace', async () => {
