@@ -1,0 +1,272 @@
+// One Managed Agents session inside the double, driven by a script instead of a model: each turn emits its
+// `agent.tool_use` events and goes idle with `requires_action` until every call is resolved, then the next
+// turn runs; after the last turn the session ends its turn (and, by default, terminates). Tests steer it
+// (confirm, interrupt, terminate) and read back what the worker sent. docs/adr/0415-managed-agents-protocol-double.md.
+import { type CallRecord, checkSentEvents, type Permission } from './sent-event-rules.js'
+import { ApiFailure, newId, timestamp } from './wire.js'
+
+export interface ScriptedCall {
+  name: string
+  input?: Record<string, unknown>
+  /** The server-evaluated permission; `ask` holds the call for a `user.tool_confirmation`. Default allow. */
+  permission?: Permission
+}
+
+export interface SessionScript {
+  /** Turns of tool calls, in order; a turn's calls are emitted together. */
+  turns: ScriptedCall[][]
+  /** After the last turn: `terminate` (default) also terminates the session; `end_turn` only idles. */
+  end?: 'terminate' | 'end_turn'
+}
+
+/** One `user.tool_result` a worker sent, accepted or refused. */
+export interface ResultAttempt {
+  readonly toolUseId: string
+  readonly accepted: boolean
+  /** 200, or the status the double answered (400). */
+  readonly status: number
+  readonly message?: string
+  readonly content: unknown
+  readonly isError: boolean
+  /** Order among every attempt of the session. */
+  readonly sequence: number
+  /** The call's status when the result came (for example `interrupted`). */
+  readonly callStatus: string
+}
+
+export type SessionEvent = Record<string, unknown> & { id: string; type: string; processed_at: string }
+type Listener = (event: SessionEvent) => void
+
+const EVALUATION = { allow: 'always_allow', ask: 'always_ask', deny: 'always_ask' } as const
+
+export class ScriptedSession {
+  readonly id = newId('sesn')
+  readonly events: SessionEvent[] = []
+  readonly calls = new Map<string, CallRecord>()
+  readonly attempts: ResultAttempt[] = []
+  /** Tool-use ids per turn, in emission order. */
+  readonly turnIds: string[][] = []
+  status: 'running' | 'idle' | 'terminated' = 'idle'
+  /** True once the script has nothing left to run (last turn resolved, or interrupted). */
+  ended = false
+  private turn = -1
+  private readonly listeners = new Set<Listener>()
+
+  constructor(
+    readonly environmentId: string,
+    private readonly script: SessionScript,
+  ) {}
+
+  /** The session's first user message and first turn; the agent runs whether or not a worker is attached. */
+  start(): void {
+    this.append({ type: 'user.message', content: [{ type: 'text', text: 'scripted session' }] })
+    this.advance()
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Applies events a client sent (a 400 refuses the whole batch); returns them as stored. */
+  receive(sent: unknown): SessionEvent[] {
+    let checked: ReturnType<typeof checkSentEvents>
+    try {
+      checked = checkSentEvents(sent, this.calls, this.status === 'terminated')
+    } catch (error) {
+      this.recordRefusedResults(sent, error)
+      throw error
+    }
+    const stored = checked.map((event) => this.apply(event))
+    this.settleTurn()
+    return stored
+  }
+
+  /** The user approves or denies an `ask` call (as the API would after `POST events` with an API key). */
+  confirm(toolUseId: string, result: 'allow' | 'deny', denyMessage?: string): void {
+    const event = { type: 'user.tool_confirmation', tool_use_id: toolUseId, result }
+    this.receive([denyMessage === undefined ? event : { ...event, deny_message: denyMessage }])
+  }
+
+  interrupt(): void {
+    this.receive([{ type: 'user.interrupt' }])
+  }
+
+  /** Terminates the session: the worker's runner ends on `session.status_terminated`. */
+  terminate(): void {
+    if (this.status === 'terminated') return
+    this.ended = true
+    this.status = 'terminated'
+    this.append({ type: 'session.status_terminated' })
+  }
+
+  /** Accepted results for one call (exactly one is the rule). */
+  resultsFor(toolUseId: string): ResultAttempt[] {
+    return this.attempts.filter((attempt) => attempt.toolUseId === toolUseId && attempt.accepted)
+  }
+
+  /** Every refused send of a result, with the double's message. */
+  refusedResults(): ResultAttempt[] {
+    return this.attempts.filter((attempt) => !attempt.accepted)
+  }
+
+  /** Resolves with the first event (already stored or still to come) that `matches`. */
+  waitForEvent(matches: (event: SessionEvent) => boolean): Promise<SessionEvent> {
+    const found = this.events.find(matches)
+    if (found !== undefined) return Promise.resolve(found)
+    return new Promise((resolve) => {
+      const stop = this.subscribe((event) => {
+        if (!matches(event)) return
+        stop()
+        resolve(event)
+      })
+    })
+  }
+
+  /** Resolves once `toolUseId` has an accepted result. */
+  waitForResult(toolUseId: string): Promise<SessionEvent> {
+    return this.waitForEvent((event) => event.type === 'user.tool_result' && event.tool_use_id === toolUseId)
+  }
+
+  /** Resolves when the script has run to its end (or was interrupted). */
+  waitForEnd(): Promise<unknown> {
+    return this.waitForEvent(() => this.ended)
+  }
+
+  toWire() {
+    const now = timestamp()
+    return {
+      type: 'session' as const,
+      id: this.id,
+      environment_id: this.environmentId,
+      status: this.status,
+      title: null,
+      metadata: {},
+      resources: [],
+      vault_ids: [],
+      outcome_evaluations: [],
+      archived_at: null,
+      budget: null,
+      created_at: this.events[0]?.processed_at ?? now,
+      updated_at: now,
+      stats: {},
+      usage: {},
+      agent: { type: 'agent', id: 'agent_scripted', name: 'scripted', description: null, skills: [], tools: [] },
+    }
+  }
+
+  private append(event: Record<string, unknown> & { type: string }): SessionEvent {
+    const stored = { id: newId('sevt'), ...event, processed_at: timestamp() } as SessionEvent
+    this.events.push(stored)
+    for (const listener of [...this.listeners]) listener(stored)
+    return stored
+  }
+
+  private apply(event: Record<string, unknown> & { type: string }): SessionEvent {
+    if (event.type === 'user.tool_result') {
+      const call = this.calls.get(event.tool_use_id as string) as CallRecord
+      this.attempts.push({
+        toolUseId: call.id,
+        accepted: true,
+        status: 200,
+        content: event.content,
+        isError: event.is_error === true,
+        sequence: this.attempts.length,
+        callStatus: call.status,
+      })
+      call.status = 'answered'
+    } else if (event.type === 'user.tool_confirmation') {
+      const call = this.calls.get(event.tool_use_id as string) as CallRecord
+      call.status = event.result === 'allow' ? 'confirmed' : 'denied'
+    }
+    const stored = this.append(event)
+    if (event.type === 'user.interrupt') this.interrupted()
+    return stored
+  }
+
+  /** Every unresolved call ends as interrupted; the session idles with the turn over and the script stops. */
+  private interrupted(): void {
+    for (const call of this.calls.values()) {
+      if (call.status === 'open' || call.status === 'awaiting_confirmation' || call.status === 'confirmed') {
+        call.interruptedWhile = call.status
+        call.status = 'interrupted'
+      }
+    }
+    this.ended = true
+    this.status = 'idle'
+    this.append({ type: 'session.status_idle', stop_reason: { type: 'end_turn' }, stop_details: null })
+  }
+
+  private settleTurn(): void {
+    if (this.ended || this.turn < 0) return
+    const open = this.turnIds[this.turn]?.some((id) => {
+      const status = this.calls.get(id)?.status
+      return status === 'open' || status === 'awaiting_confirmation' || status === 'confirmed'
+    })
+    if (!open) this.advance()
+  }
+
+  private advance(): void {
+    this.turn += 1
+    const calls = this.script.turns[this.turn]
+    if (calls === undefined) {
+      this.finish()
+      return
+    }
+    this.status = 'running'
+    this.append({ type: 'session.status_running' })
+    const ids = calls.map((spec) => this.emitCall(spec))
+    this.turnIds.push(ids)
+    const waiting = ids.filter((id) => this.calls.get(id)?.status !== 'denied')
+    if (waiting.length === 0) {
+      this.advance()
+      return
+    }
+    this.status = 'idle'
+    this.append({
+      type: 'session.status_idle',
+      stop_reason: { type: 'requires_action', event_ids: waiting },
+      stop_details: null,
+    })
+  }
+
+  private emitCall(spec: ScriptedCall): string {
+    const permission = spec.permission ?? 'allow'
+    const event = this.append({
+      type: 'agent.tool_use',
+      name: spec.name,
+      input: spec.input ?? {},
+      evaluated_permission: permission,
+      evaluation: { type: EVALUATION[permission] },
+    })
+    // A server-side deny resolves the call at once: the worker never runs it.
+    const status = permission === 'ask' ? 'awaiting_confirmation' : permission === 'deny' ? 'denied' : 'open'
+    this.calls.set(event.id, { id: event.id, name: spec.name, permission, turn: this.turn, status })
+    return event.id
+  }
+
+  private finish(): void {
+    this.ended = true
+    this.status = 'idle'
+    this.append({ type: 'agent.message', content: [{ type: 'text', text: 'Scripted turn done.' }] })
+    this.append({ type: 'session.status_idle', stop_reason: { type: 'end_turn' }, stop_details: null })
+    if ((this.script.end ?? 'terminate') === 'terminate') this.terminate()
+  }
+
+  private recordRefusedResults(sent: unknown, error: unknown): void {
+    if (!Array.isArray(sent) || !(error instanceof ApiFailure)) return
+    for (const event of sent) {
+      if (event?.type !== 'user.tool_result' || typeof event.tool_use_id !== 'string') continue
+      this.attempts.push({
+        toolUseId: event.tool_use_id,
+        accepted: false,
+        status: error.status,
+        message: error.message,
+        content: event.content,
+        isError: event.is_error === true,
+        sequence: this.attempts.length,
+        callStatus: this.calls.get(event.tool_use_id)?.status ?? 'unknown',
+      })
+    }
+  }
+}
