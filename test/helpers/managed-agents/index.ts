@@ -44,6 +44,10 @@
  */
 export type { ManagedAgentsDouble, ManagedAgentsDoubleOptions, RequestRecord } from './managed-agents-double.js'
 export { startManagedAgentsDouble } from './managed-agents-double.js'
+export type { ProbeRun, ProbeTools } from './probe-tools.js'
+export { probeTools } from './probe-tools.js'
+export type { ReferenceWorker, ReferenceWorkerOptions } from './reference-worker.js'
+export { startReferenceWorker } from './reference-worker.js'
 export type { ResultAttempt, ScriptedCall, ScriptedSession, SessionEvent, SessionScript } from './scripted-session.js'
 export type { CallRecord, CallStatus, Permission } from './sent-event-rules.js'
 export { MANAGED_AGENTS_BETA } from './wire.js'

@@ -31,7 +31,7 @@ export interface ManagedAgentsDouble {
   readonly baseURL: string
   /** The Claude API key the double accepts (as `x-api-key`), for the user's side of a session. */
   readonly apiKey: string
-  /** Every request answered, in order. */
+  /** Every request, in the order they ended; status 0 for a dropped answer or a cut stream. */
   readonly requests: readonly RequestRecord[]
   /** `METHOD path` of requests no route of the double knows (a worker calling something not modelled). */
   readonly unhandled: readonly string[]
@@ -69,8 +69,10 @@ export async function startManagedAgentsDouble(options: ManagedAgentsDoubleOptio
     const url = new URL(request.url ?? '/', 'http://double')
     const requestId = newId('req')
     let credential = 'none'
-    response.on('finish', () => {
-      requests.push({ method: request.method ?? '', path: url.pathname, status: response.statusCode, credential })
+    response.on('close', () => {
+      // 0: the double dropped the connection instead of answering (a lost response).
+      const status = response.writableFinished ? response.statusCode : 0
+      requests.push({ method: request.method ?? '', path: url.pathname, status, credential })
     })
     const run = async () => {
       const match = findRoute(routes, request.method ?? '', url.pathname)
