@@ -71,13 +71,6 @@ function faults(sessions: readonly ScriptedSession[]): string[] {
   ])
 }
 
-async function waitForFirstPoll(double: ManagedAgentsDouble, environmentId: string): Promise<void> {
-  const pollPath = `/v1/environments/${environmentId}/work/poll`
-  while (!double.requests.some((request) => request.path === pollPath)) {
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
 type Measured = { turnMs: number; turnRunsMs: number[]; sessionsPerSecond: number; cpuSeconds: number }
 
 async function measure(double: ManagedAgentsDouble, worker: WorkerUnderTest): Promise<Measured> {
@@ -86,7 +79,11 @@ async function measure(double: ManagedAgentsDouble, worker: WorkerUnderTest): Pr
   let process: WorkerProcess | undefined
   try {
     process = worker.start({ baseURL: double.baseURL, environment, scratch })
-    await within(waitForFirstPoll(double, environment.id), `${worker.name}: first poll`)
+    const pollPath = `/v1/environments/${environment.id}/work/poll`
+    await within(
+      double.waitForRequest((request) => request.path === pollPath),
+      `${worker.name}: first poll`,
+    )
 
     const turnRunsMs: number[] = []
     for (let run = 0; run < turnRuns; run++) {

@@ -129,6 +129,8 @@ describe('work queue', () => {
     for await (const item of worker.beta.environments.work.list(environment.id)) items.push(item.data.type)
     expect(items).toEqual(['session', 'healthcheck'])
     expect(await user.beta.environments.work.stats(environment.id)).toMatchObject({ depth: 2, pending: 0 })
+    const statsCall = await double.waitForRequest((request) => request.path.endsWith('/work/stats'))
+    expect(statsCall).toMatchObject({ method: 'GET', status: 200, credential: 'api_key' })
   })
 })
 

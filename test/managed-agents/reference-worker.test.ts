@@ -74,6 +74,19 @@ describe('the SDK reference worker against the double', () => {
     expect(double.requests.every((request) => request.status < 400)).toBe(true)
   })
 
+  it('serves one session at a time: a second session waits in the queue while the first holds a call', async () => {
+    const first = double.openSession(environment.id, { turns: [[{ name: 'gated' }]] })
+    const second = double.openSession(environment.id, { turns: [[{ name: 'probe' }]] })
+    start()
+    await probes.started(first.turnIds[0]![0]!)
+    // The worker's loop awaits the session it holds before it polls again.
+    expect(double.workFor(second.id)).toMatchObject({ state: 'queued', deliveries: 0 })
+    probes.openGate()
+    await second.waitForEnd()
+    await stopped(second)
+    expect(first.resultsFor(first.turnIds[0]![0]!)).toHaveLength(1)
+  })
+
   it('holds an ask call until its confirmation; runs the allowed one, never the denied one', async () => {
     const session = double.openSession(environment.id, {
       turns: [

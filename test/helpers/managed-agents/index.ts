@@ -32,6 +32,7 @@
  * double.dropStreams(session.id)                         // cut the worker's SSE stream (it reconnects)
  * double.enqueueHealthcheck(env.id)
  * double.requests / double.unhandled                     // request log; calls no route of the double knows
+ * await double.waitForRequest((r) => r.path.endsWith('/work/poll'))   // e.g. the worker is polling
  * ```
  *
  * Rules it enforces: `anthropic-beta: managed-agents-2026-04-01` on every call (400 without); credentials

@@ -33,6 +33,8 @@ export interface ManagedAgentsDouble {
   readonly apiKey: string
   /** Every request, in the order they ended; status 0 for a dropped answer or a cut stream. */
   readonly requests: readonly RequestRecord[]
+  /** Resolves with the first request (already answered or still to come) that `matches`. */
+  waitForRequest(matches: (request: RequestRecord) => boolean): Promise<RequestRecord>
   /** `METHOD path` of requests no route of the double knows (a worker calling something not modelled). */
   readonly unhandled: readonly string[]
   createEnvironment(): { id: string; key: string }
@@ -62,6 +64,7 @@ export async function startManagedAgentsDouble(options: ManagedAgentsDoubleOptio
   })
   const streams = new Map<string, Set<ServerResponse>>()
   const requests: RequestRecord[] = []
+  const requestWaiters = new Set<(request: RequestRecord) => void>()
   const unhandled: string[] = []
   const routes: readonly Route[] = [...workRoutes, ...sessionRoutes]
 
@@ -72,7 +75,9 @@ export async function startManagedAgentsDouble(options: ManagedAgentsDoubleOptio
     response.on('close', () => {
       // 0: the double dropped the connection instead of answering (a lost response).
       const status = response.writableFinished ? response.statusCode : 0
-      requests.push({ method: request.method ?? '', path: url.pathname, status, credential })
+      const record = { method: request.method ?? '', path: url.pathname, status, credential }
+      requests.push(record)
+      for (const waiter of [...requestWaiters]) waiter(record)
     })
     const run = async () => {
       const match = findRoute(routes, request.method ?? '', url.pathname)
@@ -112,6 +117,18 @@ export async function startManagedAgentsDouble(options: ManagedAgentsDoubleOptio
     apiKey: state.apiKey,
     requests,
     unhandled,
+    waitForRequest(matches) {
+      const found = requests.find(matches)
+      if (found !== undefined) return Promise.resolve(found)
+      return new Promise((resolve) => {
+        const waiter = (record: RequestRecord) => {
+          if (!matches(record)) return
+          requestWaiters.delete(waiter)
+          resolve(record)
+        }
+        requestWaiters.add(waiter)
+      })
+    },
     createEnvironment: () => state.createEnvironment(),
     openSession: (environmentId, script) => state.openSession(environmentId, script),
     enqueueHealthcheck: (environmentId) => state.queue.enqueue(environmentId, { type: 'healthcheck', id: newId('hc') }),
