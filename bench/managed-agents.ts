@@ -71,7 +71,15 @@ function faults(sessions: readonly ScriptedSession[]): string[] {
   ])
 }
 
-type Measured = { turnMs: number; turnRunsMs: number[]; sessionsPerSecond: number; cpuSeconds: number }
+type Measured = {
+  turnMs: number
+  turnRunsMs: number[]
+  sessionsPerSecond: number
+  /** The worker process's CPU seconds over the sessions phase. */
+  cpuSeconds: number
+  doubleCpuSeconds: number
+  sessionsSeconds: number
+}
 
 async function measure(double: ManagedAgentsDouble, worker: WorkerUnderTest): Promise<Measured> {
   const environment = double.createEnvironment()
@@ -96,6 +104,8 @@ async function measure(double: ManagedAgentsDouble, worker: WorkerUnderTest): Pr
     }
 
     const cpuBefore = process.cpuSeconds()
+    // The double's own CPU (this process), to see whether it, not the worker, is the limit.
+    const doubleBefore = globalThis.process.cpuUsage()
     const sessions = Array.from({ length: sessionCount }, () =>
       double.openSession(environment.id, { turns: [sleepCalls(callsPerSession)] }),
     )
@@ -106,6 +116,8 @@ async function measure(double: ManagedAgentsDouble, worker: WorkerUnderTest): Pr
     )
     const seconds = (performance.now() - (await firstClaim)) / 1000
     const cpuSeconds = process.cpuSeconds() - cpuBefore
+    const doubleUsage = globalThis.process.cpuUsage(doubleBefore)
+    const doubleCpuSeconds = (doubleUsage.user + doubleUsage.system) / 1e6
     const wrong = faults(sessions)
     if (wrong.length > 0) throw new Error(`${worker.name}: sessions: ${wrong.slice(0, 5).join('; ')}`)
     const sorted = [...turnRunsMs].sort((a, b) => a - b)
@@ -114,6 +126,8 @@ async function measure(double: ManagedAgentsDouble, worker: WorkerUnderTest): Pr
       turnRunsMs,
       sessionsPerSecond: sessionCount / seconds,
       cpuSeconds,
+      doubleCpuSeconds,
+      sessionsSeconds: seconds,
     }
   } finally {
     await process?.stop()
@@ -130,7 +144,8 @@ try {
     results.set(worker.name, measured)
     console.log(
       `${worker.name}: turn runs ${measured.turnRunsMs.map((ms) => Math.round(ms)).join(', ')} ms; ` +
-        `${sessionCount} sessions at ${measured.sessionsPerSecond.toFixed(2)}/s using ${measured.cpuSeconds.toFixed(2)} CPU s`,
+        `${sessionCount} sessions at ${measured.sessionsPerSecond.toFixed(2)}/s in ${measured.sessionsSeconds.toFixed(1)} s, ` +
+        `worker ${measured.cpuSeconds.toFixed(2)} CPU s, double ${measured.doubleCpuSeconds.toFixed(2)} CPU s`,
     )
   }
 } finally {
@@ -140,7 +155,13 @@ try {
 const figures: Figure[] = []
 const reference = results.get('sdk-reference')
 for (const [name, measured] of results) {
-  const details = { turnRunsMs: measured.turnRunsMs, cpuSeconds: measured.cpuSeconds, sessions: sessionCount }
+  const details = {
+    turnRunsMs: measured.turnRunsMs,
+    cpuSeconds: measured.cpuSeconds,
+    doubleCpuSeconds: measured.doubleCpuSeconds,
+    sessions: sessionCount,
+    callsPerSession,
+  }
   if (name === 'sdk-reference' || reference === undefined) {
     figures.push({
       name: `managed-agents turn of 10 × sleep 0.2 (${name})`,

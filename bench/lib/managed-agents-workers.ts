@@ -18,7 +18,7 @@ export interface WorkerTarget {
 
 export interface WorkerProcess {
   readonly child: ChildProcess
-  /** CPU seconds (user + system) the process has used so far, from /proc (Linux). */
+  /** CPU seconds (user + system) the process itself has used so far (not its children), from /proc (Linux). */
   cpuSeconds(): number
   stop(): Promise<void>
 }
