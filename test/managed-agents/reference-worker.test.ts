@@ -194,6 +194,24 @@ describe('the SDK reference worker against the double', () => {
     expect(session.resultsFor(call)).toEqual([])
   })
 
+  it('serves a follow-up message to a dormant session as a new work item', async () => {
+    const session = double.openSession(environment.id, {
+      turns: [[{ name: 'probe', input: { n: 1 } }]],
+      end: 'end_turn',
+    })
+    // The reference runner leaves a session that ended its turn after maxIdleMs, then stops the item.
+    worker = startReferenceWorker(double, { environment, workdir, tools: probes.tools, maxIdleMs: 100 })
+    const first = await stopped(session)
+    double.continueSession(session.id, [[{ name: 'probe', input: { n: 2 } }]])
+    const second = double.workFor(session.id)
+    expect(second.id).not.toBe(first.id)
+    await session.waitForEnd()
+    await double.waitForWork(second.id, (item) => item.state === 'stopped')
+    expect(session.turnIds).toHaveLength(2)
+    for (const id of session.turnIds.flat()) expect(session.resultsFor(id)).toHaveLength(1)
+    expect(probes.runs).toHaveLength(2)
+  })
+
   it('answers a healthcheck work item by heartbeating and stopping it', async () => {
     const item = double.enqueueHealthcheck(environment.id)
     start()

@@ -17,6 +17,7 @@
  * session.confirm(bashId, 'allow')                       // or 'deny', with an optional deny message
  * session.interrupt()                                    // user.interrupt: open calls end `interrupted`
  * session.terminate()
+ * double.continueSession(session.id, [[{ name: 'probe' }]])   // after end: 'end_turn'; new work item if stopped
  * await session.waitForResult(readId)                    // the accepted user.tool_result event
  * await session.waitForEnd()                             // every turn resolved (or interrupted)
  * session.resultsFor(readId)                             // accepted results: exactly one is the rule

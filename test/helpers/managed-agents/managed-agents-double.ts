@@ -6,7 +6,7 @@ import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { DoubleState } from './double-state.js'
 import type { Route, RouteContext } from './route-context.js'
-import type { ScriptedSession, SessionScript } from './scripted-session.js'
+import type { ScriptedCall, ScriptedSession, SessionScript } from './scripted-session.js'
 import { sessionRoutes } from './session-routes.js'
 import { ApiFailure, badRequest, MANAGED_AGENTS_BETA, newId, notFound, sendFailure } from './wire.js'
 import type { WorkItem } from './work-queue.js'
@@ -40,6 +40,12 @@ export interface ManagedAgentsDouble {
   createEnvironment(): { id: string; key: string }
   /** Creates a session running `script` and queues its work item. */
   openSession(environmentId: string, script: SessionScript): ScriptedSession
+  /**
+   * A follow-up user message to a session that ended its turn: `turns` run next. Like the hosted service
+   * (work is queued "when long-dormant sessions receive new messages"), a new work item is queued when
+   * the session's last one is stopped; otherwise the worker still holding it sees the new events.
+   */
+  continueSession(sessionId: string, turns: ScriptedCall[][], end?: 'terminate' | 'end_turn'): void
   enqueueHealthcheck(environmentId: string): WorkItem
   work(workId: string): WorkItem
   /** The newest work item of a session. */
@@ -131,6 +137,7 @@ export async function startManagedAgentsDouble(options: ManagedAgentsDoubleOptio
     },
     createEnvironment: () => state.createEnvironment(),
     openSession: (environmentId, script) => state.openSession(environmentId, script),
+    continueSession: (sessionId, turns, end) => state.continueSession(sessionId, turns, end),
     enqueueHealthcheck: (environmentId) => state.queue.enqueue(environmentId, { type: 'healthcheck', id: newId('hc') }),
     work: item,
     workFor(sessionId) {
