@@ -1,8 +1,8 @@
-// The SDK's own EnvironmentWorker (the reference worker) runs scripted sessions against the protocol double:
-// the check that the double is faithful (the worker gets through a session with no refused call and no
-// request the double does not know), and a record of what the reference worker does on the hard paths —
-// asks, denials, an interrupt mid-call, a redelivery, a lost heartbeat, a stop. Where it misbehaves, the test
-// asserts what it actually does and names the upstream issue.
+// Pins what the SDK's own EnvironmentWorker (the reference worker) does with scripted sessions against the
+// protocol double. It is the check that the double is faithful: the worker gets through a session with no
+// refused send and no request the double does not know. It also records what the reference worker does on
+// the hard paths (asks, denials, an interrupt mid-call, a redelivery, a lost heartbeat, a stop); where it
+// misbehaves, the test asserts what it actually does and names the upstream issue.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
