@@ -74,6 +74,27 @@ describe('the SDK reference worker against the double', () => {
     expect(double.requests.every((request) => request.status < 400)).toBe(true)
   })
 
+  it('uses the sessions token of the work secret for the item, and the environment key without one', async () => {
+    const session = double.openSession(environment.id, { turns: [[{ name: 'probe' }]] })
+    start()
+    await stopped(session)
+    const kinds = (path: string) =>
+      new Set(double.requests.filter((r) => r.path.includes(path)).map((r) => r.credential))
+    expect(kinds('/work/poll')).toEqual(new Set(['environment_key']))
+    expect(kinds('/v1/sessions/')).toEqual(new Set(['sessions_token']))
+    expect(kinds('/heartbeat')).toEqual(new Set(['sessions_token']))
+
+    await worker?.stop()
+    await double.close()
+    double = await startManagedAgentsDouble({ issueSecrets: false })
+    environment = double.createEnvironment()
+    const plain = double.openSession(environment.id, { turns: [[{ name: 'probe' }]] })
+    start()
+    await stopped(plain)
+    expect(new Set(double.requests.map((r) => r.credential))).toEqual(new Set(['environment_key']))
+    expect(plain.resultsFor(plain.turnIds[0]![0]!)).toHaveLength(1)
+  })
+
   it('serves one session at a time: a second session waits in the queue while the first holds a call', async () => {
     const first = double.openSession(environment.id, { turns: [[{ name: 'gated' }]] })
     const second = double.openSession(environment.id, { turns: [[{ name: 'probe' }]] })
