@@ -1,0 +1,85 @@
+// Pins toolexec's worker mode against the Managed Agents protocol double: every call answered once,
+// asks wait for their confirmation, an interrupt cancels what runs, the journal stops a re-run,
+// a lost or stopped lease ends the claim (docs/managed-agents.md).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type ManagedAgentsDouble, startManagedAgentsDouble } from '../helpers/managed-agents/index.js'
+import { startTestServer } from '../helpers/start-test-server.js'
+
+let double: ManagedAgentsDouble
+let environment: { id: string; key: string }
+
+beforeEach(async () => {
+  double = await startManagedAgentsDouble({ leaseTtlSeconds: 60 })
+  environment = double.createEnvironment()
+})
+afterEach(async () => {
+  await double.close()
+})
+
+async function startWorker(env: Record<string, string> = {}) {
+  return startTestServer({
+    env: {
+      TOOLEXEC_MANAGED_AGENTS_ENVIRONMENT: environment.id,
+      TOOLEXEC_MANAGED_AGENTS_KEY: environment.key,
+      TOOLEXEC_MANAGED_AGENTS_BASE_URL: double.baseURL,
+      TOOLEXEC_MANAGED_AGENTS_POLL_INTERVAL_MS: '20',
+      LOG_LEVEL: process.env.MA_LOG ?? 'silent',
+      ...env,
+    },
+  })
+}
+
+const textOf = (content: unknown) =>
+  (content as Array<{ type: string; text?: string }>).map((block) => block.text ?? `[${block.type}]`).join('')
+
+describe('toolexec as a Managed Agents worker', () => {
+  it('answers every call of a turn once, in the API shape, never with an empty text', async () => {
+    await startWorker()
+    const session = double.openSession(environment.id, {
+      turns: [
+        [
+          { name: 'bash', input: { command: 'echo one' } },
+          { name: 'bash', input: { command: 'true' } },
+          { name: 'glob', input: { pattern: '*.nothing' } },
+        ],
+        [{ name: 'write', input: { file_path: 'a.txt', content: 'hello' } }],
+        [{ name: 'read', input: { file_path: 'a.txt' } }],
+      ],
+    })
+    await session.waitForEnd()
+    const ids = session.turnIds.flat()
+    for (const id of ids) expect(session.resultsFor(id)).toHaveLength(1)
+    expect(session.refusedResults()).toEqual([])
+    const [echo, silent, glob] = session.turnIds[0]!
+    expect(textOf(session.resultsFor(echo!)[0]!.content)).toBe('one')
+    expect(textOf(session.resultsFor(silent!)[0]!.content).trim()).not.toBe('')
+    expect(session.resultsFor(glob!)[0]!.isError).toBe(false)
+    expect(textOf(session.resultsFor(session.turnIds[2]![0]!)[0]!.content)).toContain('hello')
+    const work = double.workFor(session.id)
+    await double.waitForWork(work.id, (item) => item.state === 'stopped')
+  })
+
+  it('runs an ask only after its allow; a denied one never runs and gets no result from us', async () => {
+    const server = await startWorker()
+    const session = double.openSession(environment.id, {
+      turns: [
+        [
+          { name: 'bash', input: { command: 'echo allowed > allowed.txt' }, permission: 'ask' },
+          { name: 'bash', input: { command: 'echo denied > denied.txt' }, permission: 'ask' },
+        ],
+      ],
+    })
+    const [allowed, denied] = session.turnIds[0]!
+    await session.waitForEvent((event) => event.type === 'session.status_idle')
+    session.confirm(denied!, 'deny', 'not today')
+    session.confirm(allowed!, 'allow')
+    await session.waitForEnd()
+    expect(session.resultsFor(allowed!)).toHaveLength(1)
+    expect(session.resultsFor(denied!)).toHaveLength(0)
+    expect(session.refusedResults()).toEqual([])
+    const { existsSync } = await import('node:fs')
+    const { join } = await import('node:path')
+    expect(existsSync(join(server.config.workspace, 'allowed.txt'))).toBe(true)
+    expect(existsSync(join(server.config.workspace, 'denied.txt'))).toBe(false)
+  })
+})
