@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type Anthropic from '@anthropic-ai/sdk'
 import { isApiError } from '../errors/api-error.js'
 import type { Logger } from '../logging/logger.js'
@@ -101,7 +102,9 @@ export function createEnvironmentWorker(options: EnvironmentWorkerOptions) {
         maSessionId,
         tenant: options.tenant,
         sessionId: session.sessionId,
-        owner: options.owner,
+        // Per claim, not per instance: a call this instance started under a claim it lost is, to
+        // its next claim of the same item, a call that may have had effects (docs/adr/0402).
+        owner: `${options.owner}/${work.id}/${randomUUID().slice(0, 8)}`,
         journal: options.journal,
         runManager: options.runManager,
         limits: options.limits,

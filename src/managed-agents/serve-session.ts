@@ -144,7 +144,9 @@ export function createSessionServer(options: ServeSessionOptions) {
   async function onInterrupt() {
     for (const id of held.keys()) verdicts.set(id, 'deny')
     held.clear()
-    turns.cancel('interrupt')
+    // `cancel`, not the run's `interrupt` mode, which lets a call of a tool that blocks interrupts
+    // (all built-in ones) run to its end: a user who interrupts a session wants it stopped (ADR 0405).
+    turns.cancel('cancel')
     for (const block of turns.takeWaiting()) await send(block.id, [{ type: 'text', text: REJECT_MESSAGE }], true)
   }
 
@@ -215,9 +217,10 @@ export function createSessionServer(options: ServeSessionOptions) {
         await readSessionEvents(client, maSessionId, handle, { signal, log, onHistory })
       } finally {
         clearTimeout(idleTimer)
-        // A claim that ended stops the calls here: their answers (if any) are the service's texts.
-        if (options.signal.aborted) turns.cancel('shutdown')
-        else turns.endTurn()
+        // Idle: nothing runs. A claim that ended stops the calls here with the service's texts; a
+        // session that ended takes no more results, so what still runs for it is cancelled.
+        if (end === 'idle') turns.endTurn()
+        else turns.cancel(options.signal.aborted ? 'shutdown' : 'cancel')
         await turns.settled()
       }
       return end

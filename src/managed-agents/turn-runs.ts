@@ -40,7 +40,7 @@ export function createTurnRuns(options: TurnRunsOptions) {
   let waiting: ToolUseBlock[] = []
   let starting: Promise<void> | undefined
   let endWhenStarted = false
-  let cancelled: 'interrupt' | 'shutdown' | undefined
+  let cancelled: 'cancel' | 'shutdown' | undefined
 
   async function startRun(): Promise<StartedRun | undefined> {
     for (let attempt = 0; !options.signal.aborted; attempt += 1) {
@@ -119,8 +119,8 @@ export function createTurnRuns(options: TurnRunsOptions) {
       waiting = []
       return blocks
     },
-    /** `interrupt`: unfinished calls get the interrupt texts; `shutdown`: the service's. */
-    cancel(mode: 'interrupt' | 'shutdown') {
+    /** `cancel`: unfinished calls get the user's cancel texts; `shutdown`: the service's. */
+    cancel(mode: 'cancel' | 'shutdown') {
       if (starting !== undefined) endWhenStarted = true
       if (mode === 'shutdown') cancelled = mode
       current?.live.cancel(mode)

@@ -83,3 +83,108 @@ describe('toolexec as a Managed Agents worker', () => {
     expect(existsSync(join(server.config.workspace, 'denied.txt'))).toBe(false)
   })
 })
+
+describe('interrupts, leases and redelivery', () => {
+  const started = (server: Awaited<ReturnType<typeof startWorker>>, count = 1) =>
+    new Promise<void>((resolve) => {
+      let seen = 0
+      const stop = server.app.runManager.onEvent((event) => {
+        if (event.type !== 'tool.started') return
+        seen += 1
+        if (seen < count) return
+        stop()
+        resolve()
+      })
+    })
+
+  it('an interrupt cancels the running call with the honest text and nothing runs again', async () => {
+    const server = await startWorker()
+    const running = started(server)
+    const session = double.openSession(environment.id, {
+      turns: [[{ name: 'bash', input: { command: 'sleep 30' } }]],
+    })
+    await running
+    session.interrupt()
+    const [call] = session.turnIds[0]!
+    await session.waitForResult(call!)
+    const [result] = session.resultsFor(call!)
+    expect(result!.isError).toBe(true)
+    expect(textOf(result!.content)).toMatch(/aborted|doesn't want/)
+    expect(session.resultsFor(call!)).toHaveLength(1)
+    expect(session.refusedResults()).toEqual([])
+  })
+
+  it('answers healthchecks: acknowledged, then stopped', async () => {
+    await startWorker()
+    const item = double.enqueueHealthcheck(environment.id)
+    const done = await double.waitForWork(item.id, (work) => work.state === 'stopped')
+    expect(done.acknowledgedAt).not.toBeNull()
+  })
+
+  it('a stop request ends the claim: the running call gets the shutdown text and the item is stopped', async () => {
+    double = await restartDouble(2)
+    const server = await startWorker()
+    const running = started(server)
+    const session = double.openSession(environment.id, {
+      turns: [[{ name: 'bash', input: { command: 'sleep 30' } }]],
+    })
+    await running
+    const work = double.workFor(session.id)
+    double.requestStop(work.id)
+    await double.waitForWork(work.id, (item) => item.state === 'stopped')
+    const [call] = session.turnIds[0]!
+    await session.waitForResult(call!)
+    expect(textOf(session.resultsFor(call!)[0]!.content)).toContain('shut down')
+  })
+
+  it('a lost answer to a heartbeat does not lose the lease (anthropic-sdk-python#1779)', async () => {
+    double = await restartDouble(2)
+    const server = await startWorker()
+    const running = started(server)
+    const session = double.openSession(environment.id, {
+      turns: [[{ name: 'bash', input: { command: 'sleep 3; echo done' } }]],
+    })
+    await running
+    const work = double.workFor(session.id)
+    double.loseHeartbeatResponses(work.id)
+    const [call] = session.turnIds[0]!
+    await session.waitForResult(call!)
+    expect(textOf(session.resultsFor(call!)[0]!.content)).toBe('done')
+    expect(double.work(work.id).deliveries).toBe(1)
+  })
+
+  it('a lease lost mid-call: the item is redelivered, settled calls are not run again, the cut one is reported', async () => {
+    double = await restartDouble(2)
+    const server = await startWorker()
+    const session = double.openSession(environment.id, {
+      turns: [
+        [{ name: 'bash', input: { command: 'echo first >> log.txt' } }],
+        [{ name: 'bash', input: { command: 'echo second >> log.txt; sleep 30' } }],
+      ],
+    })
+    const [first] = session.turnIds[0]!
+    await session.waitForResult(first!)
+    const running = started(server)
+    await session.waitForEvent(() => session.turnIds.length === 2)
+    await running
+    const work = double.workFor(session.id)
+    double.expireLease(work.id)
+    const [second] = session.turnIds[1]!
+    await session.waitForResult(second!)
+    const [result] = session.resultsFor(second!)
+    expect(result!.isError).toBe(true)
+    expect(textOf(result!.content)).toContain('may have had partial effects')
+    expect(session.resultsFor(first!)).toHaveLength(1)
+    const { readFile } = await import('node:fs/promises')
+    const { join } = await import('node:path')
+    expect(await readFile(join(server.config.workspace, 'log.txt'), 'utf8')).toBe('first\nsecond\n')
+    expect(double.work(work.id).deliveries).toBe(2)
+  })
+})
+
+async function restartDouble(leaseTtlSeconds: number) {
+  await double.close()
+  const fresh = await startManagedAgentsDouble({ leaseTtlSeconds })
+  environment = fresh.createEnvironment()
+  return fresh
+}
