@@ -3,7 +3,11 @@ import { hostname } from 'node:os'
 import Anthropic from '@anthropic-ai/sdk'
 import fp from 'fastify-plugin'
 import { Counter, Gauge } from 'prom-client'
-import { createEnvironmentWorker, type EnvironmentWorker } from '../src/managed-agents/environment-worker.js'
+import {
+  createEnvironmentWorker,
+  type EnvironmentWorker,
+  STALLED_AFTER_MS,
+} from '../src/managed-agents/environment-worker.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,9 +15,6 @@ declare module 'fastify' {
     managedAgentsWorker: EnvironmentWorker | undefined
   }
 }
-
-/** A session waiting on calls of ours, none of them running here, for this long is stalled. */
-const STALLED_AFTER_MS = 5000
 
 /**
  * Worker mode alongside the HTTP API (docs/adr/0400): with TOOLEXEC_MANAGED_AGENTS_ENVIRONMENT set,
@@ -76,5 +77,3 @@ export const managedAgentsWorkerPlugin = fp(
   },
   { name: 'managed-agents-worker', dependencies: ['config', 'stores', 'metrics', 'run-manager', 'sessions'] },
 )
-
-export { STALLED_AFTER_MS }

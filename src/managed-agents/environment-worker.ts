@@ -46,6 +46,9 @@ async function createSession(sessions: Pick<SessionService, 'create'>, tenant: s
 
 type WorkItem = Awaited<ReturnType<Anthropic['beta']['environments']['work']['poll']>> & {}
 
+/** A session waiting on calls of ours, none of them running here, this long is stalled (/readyz, metrics). */
+export const STALLED_AFTER_MS = 5000
+
 /** The longest long-poll the API takes (block_ms is 1–999). */
 const POLL_BLOCK_MS = 999
 const POLL_BACKOFF_MS = [500, 1000, 2000, 5000, 10_000] as const
