@@ -57,6 +57,8 @@ export function createSessionServer(options: ServeSessionOptions) {
   let stalledSince: number | undefined
   let idleTimer: NodeJS.Timeout | undefined
   let end: SessionEnd = 'released'
+  /** Set when the journal shows another claim holds this session's calls. */
+  let taken = false
 
   const turns = createTurnRuns({
     runManager: options.runManager,
@@ -69,8 +71,21 @@ export function createSessionServer(options: ServeSessionOptions) {
   })
 
   function onRunEvent(event: RunEvent) {
-    if (event.type === 'tool.started') void journal.started(maSessionId, event.tool_use_id, owner).catch(logFault)
+    if (event.type === 'tool.started') void noteStarted(event.tool_use_id)
     else if (event.type === 'tool.result') void answer(event.result)
+  }
+
+  /** Another claim took the call over: this claim is lost, whatever its heartbeat has seen yet. */
+  async function noteStarted(toolUseId: string) {
+    const ours = await journal.started(maSessionId, toolUseId, owner).catch((error: unknown) => {
+      logFault(error)
+      return true
+    })
+    if (ours) return
+    log.error({ maSessionId, toolUseId }, 'another claim took this call over: the claim here is lost')
+    taken = true
+    turns.cancel('shutdown')
+    stop.abort()
   }
 
   const logFault = (error: unknown) => log.error({ err: error, maSessionId }, 'the call journal failed')
@@ -79,7 +94,7 @@ export function createSessionServer(options: ServeSessionOptions) {
     const event = { type: 'user.tool_result' as const, tool_use_id: toolUseId, content, is_error: isError }
     for (let attempt = 0; ; attempt += 1) {
       // A lost claim's answers are the new holder's to give (docs/adr/0403).
-      if (options.lost()) return
+      if (options.lost() || taken) return
       try {
         await client.beta.sessions.events.send(maSessionId, { events: [event] }, { maxRetries: 0 })
         answered.add(toolUseId)

@@ -13,8 +13,12 @@ export interface CallJournal {
    * the call never started). Otherwise returns what stands, and nothing changes.
    */
   claim(sessionId: string, toolUseId: string, owner: string): Promise<CallJournalState | null>
-  /** The call began executing: from now on its loss means "may have had partial effects". */
-  started(sessionId: string, toolUseId: string, owner: string): Promise<void>
+  /**
+   * The call began executing: from now on its loss means "may have had partial effects". False
+   * when another owner has claimed it meanwhile (this owner's claim on the item is lost): nothing
+   * changes, and the caller stops its calls.
+   */
+  started(sessionId: string, toolUseId: string, owner: string): Promise<boolean>
   answered(sessionId: string, toolUseId: string): Promise<void>
 }
 

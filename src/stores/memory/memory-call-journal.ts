@@ -25,7 +25,10 @@ export function createMemoryCallJournal(maxEntries = 100_000): CallJournal {
     },
     async started(sessionId, toolUseId, owner) {
       const key = keyOf(sessionId, toolUseId)
-      if (entries.get(key)?.state !== 'answered') put(key, { state: 'started', owner })
+      const existing = entries.get(key)
+      if (existing?.state === 'answered' || (existing !== undefined && existing.owner !== owner)) return false
+      put(key, { state: 'started', owner })
+      return true
     },
     async answered(sessionId, toolUseId) {
       put(keyOf(sessionId, toolUseId), { state: 'answered' })

@@ -17,17 +17,20 @@ end
 return value
 `
 
-/** Never moves an answered call back. */
+/** Only the owner's own claim moves to started; an answered call never moves back. */
 const STARTED_SCRIPT = `
 local value = redis.call('GET', KEYS[1])
-if value and cjson.decode(value).state == 'answered' then return 0 end
+if value then
+  local entry = cjson.decode(value)
+  if entry.state == 'answered' or entry.owner ~= ARGV[3] then return 0 end
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `
 
 type JournalCommands = {
   toolexecJournalClaim(key: string, entry: string, owner: string, ttl: number): Promise<string | null>
-  toolexecJournalStarted(key: string, entry: string, ttl: number): Promise<number>
+  toolexecJournalStarted(key: string, entry: string, ttl: number, owner: string): Promise<number>
 }
 
 /** The journal on Redis: each change is one script, so two instances never both win a claim (ADR 0370). */
@@ -44,7 +47,8 @@ export function createRedisCallJournal(redis: Redis): CallJournal {
     },
     async started(sessionId, toolUseId, owner) {
       const key = redisKeys.managedAgentsCall(sessionId, toolUseId)
-      await commands.toolexecJournalStarted(key, JSON.stringify({ state: 'started', owner }), CALL_JOURNAL_TTL_MS)
+      const entry = JSON.stringify({ state: 'started', owner })
+      return (await commands.toolexecJournalStarted(key, entry, CALL_JOURNAL_TTL_MS, owner)) === 1
     },
     async answered(sessionId, toolUseId) {
       const key = redisKeys.managedAgentsCall(sessionId, toolUseId)
