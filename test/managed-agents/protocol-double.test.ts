@@ -129,6 +129,8 @@ describe('work queue', () => {
     for await (const item of worker.beta.environments.work.list(environment.id)) items.push(item.data.type)
     expect(items).toEqual(['session', 'healthcheck'])
     expect(await user.beta.environments.work.stats(environment.id)).toMatchObject({ depth: 2, pending: 0 })
+    const statsCall = await double.waitForRequest((request) => request.path.endsWith('/work/stats'))
+    expect(statsCall).toMatchObject({ method: 'GET', status: 200, credential: 'api_key' })
   })
 })
 
@@ -189,6 +191,34 @@ describe('session events', () => {
     })
     await client.beta.sessions.events.send(session.id, { events: [result] })
     expect(session.resultsFor(toolUseId!)).toHaveLength(1)
+  })
+
+  it('accepts text and image results, and refuses an image without data', async () => {
+    const session = double.openSession(environment.id, {
+      turns: [[{ name: 'read', input: { path: 'a.png' } }]],
+      end: 'end_turn',
+    })
+    const client = await claimToken()
+    const [toolUseId] = session.turnIds[0] as [string]
+    const image = (data: string) => ({
+      type: 'image' as const,
+      source: { type: 'base64' as const, media_type: 'image/png', data },
+    })
+    await expect(
+      client.beta.sessions.events.send(session.id, {
+        events: [{ type: 'user.tool_result', tool_use_id: toolUseId, content: [image('')] }],
+      }),
+    ).rejects.toThrow(/events.0.content.0.source.data/)
+    await client.beta.sessions.events.send(session.id, {
+      events: [
+        {
+          type: 'user.tool_result',
+          tool_use_id: toolUseId,
+          content: [{ type: 'text', text: 'a.png, 1 image' }, image('iVBORw0KGgo=')],
+        },
+      ],
+    })
+    expect(session.resultsFor(toolUseId)[0]?.content).toHaveLength(2)
   })
 
   it('streams new events over SSE as the SDK parses them', async () => {

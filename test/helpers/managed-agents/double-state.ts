@@ -1,6 +1,6 @@
 // What one protocol double holds: environments and their keys, the work queue, the scripted sessions,
 // and which bearer token may act on what. Shared by the work and session routes.
-import { ScriptedSession, type SessionScript } from './scripted-session.js'
+import { type ScriptedCall, ScriptedSession, type SessionScript } from './scripted-session.js'
 import { ApiFailure, newId, notFound } from './wire.js'
 import { WorkQueue, type WorkQueueOptions } from './work-queue.js'
 
@@ -36,6 +36,14 @@ export class DoubleState {
     session.start()
     this.queue.enqueue(environmentId, { type: 'session', id: session.id })
     return session
+  }
+
+  /** More turns for a session that ended its turn; a new work item when its last one is stopped. */
+  continueSession(sessionId: string, turns: ScriptedCall[][], end?: SessionScript['end']): void {
+    const session = this.session(sessionId)
+    session.continueWith(turns, end)
+    const items = [...this.queue.items.values()].filter((item) => item.data.id === sessionId)
+    if (items.at(-1)?.state === 'stopped') this.queue.enqueue(session.environmentId, { type: 'session', id: sessionId })
   }
 
   session(sessionId: string): ScriptedSession {

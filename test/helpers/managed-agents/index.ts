@@ -17,6 +17,7 @@
  * session.confirm(bashId, 'allow')                       // or 'deny', with an optional deny message
  * session.interrupt()                                    // user.interrupt: open calls end `interrupted`
  * session.terminate()
+ * double.continueSession(session.id, [[{ name: 'probe' }]])   // after end: 'end_turn'; new work item if stopped
  * await session.waitForResult(readId)                    // the accepted user.tool_result event
  * await session.waitForEnd()                             // every turn resolved (or interrupted)
  * session.resultsFor(readId)                             // accepted results: exactly one is the rule
@@ -32,6 +33,7 @@
  * double.dropStreams(session.id)                         // cut the worker's SSE stream (it reconnects)
  * double.enqueueHealthcheck(env.id)
  * double.requests / double.unhandled                     // request log; calls no route of the double knows
+ * await double.waitForRequest((r) => r.path.endsWith('/work/poll'))   // e.g. the worker is polling
  * ```
  *
  * Rules it enforces: `anthropic-beta: managed-agents-2026-04-01` on every call (400 without); credentials
@@ -44,6 +46,10 @@
  */
 export type { ManagedAgentsDouble, ManagedAgentsDoubleOptions, RequestRecord } from './managed-agents-double.js'
 export { startManagedAgentsDouble } from './managed-agents-double.js'
+export type { ProbeRun, ProbeTools } from './probe-tools.js'
+export { probeTools } from './probe-tools.js'
+export type { ReferenceWorker, ReferenceWorkerOptions } from './reference-worker.js'
+export { startReferenceWorker } from './reference-worker.js'
 export type { ResultAttempt, ScriptedCall, ScriptedSession, SessionEvent, SessionScript } from './scripted-session.js'
 export type { CallRecord, CallStatus, Permission } from './sent-event-rules.js'
 export { MANAGED_AGENTS_BETA } from './wire.js'

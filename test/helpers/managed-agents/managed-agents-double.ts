@@ -6,7 +6,7 @@ import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { DoubleState } from './double-state.js'
 import type { Route, RouteContext } from './route-context.js'
-import type { ScriptedSession, SessionScript } from './scripted-session.js'
+import type { ScriptedCall, ScriptedSession, SessionScript } from './scripted-session.js'
 import { sessionRoutes } from './session-routes.js'
 import { ApiFailure, badRequest, MANAGED_AGENTS_BETA, newId, notFound, sendFailure } from './wire.js'
 import type { WorkItem } from './work-queue.js'
@@ -31,13 +31,21 @@ export interface ManagedAgentsDouble {
   readonly baseURL: string
   /** The Claude API key the double accepts (as `x-api-key`), for the user's side of a session. */
   readonly apiKey: string
-  /** Every request answered, in order. */
+  /** Every request, in the order they ended; status 0 for a dropped answer or a cut stream. */
   readonly requests: readonly RequestRecord[]
+  /** Resolves with the first request (already answered or still to come) that `matches`. */
+  waitForRequest(matches: (request: RequestRecord) => boolean): Promise<RequestRecord>
   /** `METHOD path` of requests no route of the double knows (a worker calling something not modelled). */
   readonly unhandled: readonly string[]
   createEnvironment(): { id: string; key: string }
   /** Creates a session running `script` and queues its work item. */
   openSession(environmentId: string, script: SessionScript): ScriptedSession
+  /**
+   * A follow-up user message to a session that ended its turn: `turns` run next. Like the hosted service
+   * (work is queued "when long-dormant sessions receive new messages"), a new work item is queued when
+   * the session's last one is stopped; otherwise the worker still holding it sees the new events.
+   */
+  continueSession(sessionId: string, turns: ScriptedCall[][], end?: 'terminate' | 'end_turn'): void
   enqueueHealthcheck(environmentId: string): WorkItem
   work(workId: string): WorkItem
   /** The newest work item of a session. */
@@ -62,6 +70,7 @@ export async function startManagedAgentsDouble(options: ManagedAgentsDoubleOptio
   })
   const streams = new Map<string, Set<ServerResponse>>()
   const requests: RequestRecord[] = []
+  const requestWaiters = new Set<(request: RequestRecord) => void>()
   const unhandled: string[] = []
   const routes: readonly Route[] = [...workRoutes, ...sessionRoutes]
 
@@ -69,8 +78,12 @@ export async function startManagedAgentsDouble(options: ManagedAgentsDoubleOptio
     const url = new URL(request.url ?? '/', 'http://double')
     const requestId = newId('req')
     let credential = 'none'
-    response.on('finish', () => {
-      requests.push({ method: request.method ?? '', path: url.pathname, status: response.statusCode, credential })
+    response.on('close', () => {
+      // 0: the double dropped the connection instead of answering (a lost response).
+      const status = response.writableFinished ? response.statusCode : 0
+      const record = { method: request.method ?? '', path: url.pathname, status, credential }
+      requests.push(record)
+      for (const waiter of [...requestWaiters]) waiter(record)
     })
     const run = async () => {
       const match = findRoute(routes, request.method ?? '', url.pathname)
@@ -110,8 +123,21 @@ export async function startManagedAgentsDouble(options: ManagedAgentsDoubleOptio
     apiKey: state.apiKey,
     requests,
     unhandled,
+    waitForRequest(matches) {
+      const found = requests.find(matches)
+      if (found !== undefined) return Promise.resolve(found)
+      return new Promise((resolve) => {
+        const waiter = (record: RequestRecord) => {
+          if (!matches(record)) return
+          requestWaiters.delete(waiter)
+          resolve(record)
+        }
+        requestWaiters.add(waiter)
+      })
+    },
     createEnvironment: () => state.createEnvironment(),
     openSession: (environmentId, script) => state.openSession(environmentId, script),
+    continueSession: (sessionId, turns, end) => state.continueSession(sessionId, turns, end),
     enqueueHealthcheck: (environmentId) => state.queue.enqueue(environmentId, { type: 'healthcheck', id: newId('hc') }),
     work: item,
     workFor(sessionId) {

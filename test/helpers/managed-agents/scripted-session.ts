@@ -50,12 +50,16 @@ export class ScriptedSession {
   /** True once the script has nothing left to run (last turn resolved, or interrupted). */
   ended = false
   private turn = -1
+  private readonly script: { turns: ScriptedCall[][]; end: SessionScript['end'] }
   private readonly listeners = new Set<Listener>()
 
   constructor(
     readonly environmentId: string,
-    private readonly script: SessionScript,
-  ) {}
+    script: SessionScript,
+  ) {
+    // A copy: continueWith adds turns, and the caller's script object stays as it was.
+    this.script = { turns: [...script.turns], end: script.end }
+  }
 
   /** The session's first user message and first turn; the agent runs whether or not a worker is attached. */
   start(): void {
@@ -80,6 +84,22 @@ export class ScriptedSession {
     const stored = checked.map((event) => this.apply(event))
     this.settleTurn()
     return stored
+  }
+
+  /**
+   * A new user message after the script ended its turn (`end: 'end_turn'`): `turns` run next, ending as
+   * `end` says. The double queues a new work item when the session's last one is stopped.
+   */
+  continueWith(turns: ScriptedCall[][], end: SessionScript['end'] = 'terminate'): void {
+    if (this.status === 'terminated') throw new Error(`session ${this.id} is terminated`)
+    if (!this.ended) throw new Error(`session ${this.id} has not ended its turn yet`)
+    // advance() moves to the next turn: the first of the new ones.
+    this.turn = this.script.turns.length - 1
+    this.script.turns.push(...turns)
+    this.script.end = end
+    this.ended = false
+    this.append({ type: 'user.message', content: [{ type: 'text', text: 'scripted follow-up' }] })
+    this.advance()
   }
 
   /** The user approves or denies an `ask` call (as the API would after `POST events` with an API key). */

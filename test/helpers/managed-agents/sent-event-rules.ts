@@ -88,9 +88,29 @@ function checkToolResult(sent: SentEvent, where: string, calls: ReadonlyMap<stri
     if (type === 'text' && (typeof text !== 'string' || text.trim() === '')) {
       throw badRequest(`${at}.text: text content blocks must contain non-whitespace text`)
     }
+    if (type === 'image') checkImageSource((block as { source?: unknown }).source, `${at}.source`)
   })
   if (sent.is_error !== undefined && sent.is_error !== null && typeof sent.is_error !== 'boolean') {
     throw badRequest(`${where}.is_error: must be a boolean`)
+  }
+}
+
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
+
+/** BetaManagedAgentsImageBlock's source: base64 (a known image type and data), url, or file. */
+function checkImageSource(source: unknown, at: string) {
+  const value = (source ?? {}) as Record<string, unknown>
+  if (value.type === 'base64') {
+    if (typeof value.media_type !== 'string' || !IMAGE_TYPES.has(value.media_type)) {
+      throw badRequest(`${at}.media_type: must be one of ${[...IMAGE_TYPES].join(', ')}`)
+    }
+    if (typeof value.data !== 'string' || value.data === '') throw badRequest(`${at}.data: base64 image data required`)
+  } else if (value.type === 'url') {
+    if (typeof value.url !== 'string' || value.url === '') throw badRequest(`${at}.url: required`)
+  } else if (value.type === 'file') {
+    if (typeof value.file_id !== 'string' || value.file_id === '') throw badRequest(`${at}.file_id: required`)
+  } else {
+    throw badRequest(`${at}.type: must be base64, url or file`)
   }
 }
 

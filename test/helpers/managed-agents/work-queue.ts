@@ -49,6 +49,8 @@ export class WorkQueue extends EventEmitter {
 
   constructor(private readonly options: WorkQueueOptions) {
     super()
+    // Every long poll and every test or bench waiting on an item listens here; dozens at once are normal.
+    this.setMaxListeners(0)
   }
 
   enqueue(environmentId: string, data: WorkData): WorkItem {

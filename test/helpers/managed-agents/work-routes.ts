@@ -13,13 +13,8 @@ async function poll(context: RouteContext, [environmentId]: string[]) {
   )
   const workerId = context.request.headers['anthropic-worker-id']
   const item = await context.state.queue.poll(environmentId as string, block, reclaim, workerId as string | undefined)
-  if (item === null) {
-    // No work: an empty 204, which the SDK's poll resolves as null.
-    context.reply.writeHead(204, { 'request-id': context.requestId })
-    context.reply.end()
-    return
-  }
-  reply(context, context.state.queue.toWire(item, true))
+  // No work: 200 with a JSON `null` body (the SDK's poll is typed `BetaSelfHostedWork | null`). ADR 0416.
+  reply(context, item === null ? null : context.state.queue.toWire(item, true))
 }
 
 function ack(context: RouteContext, [environmentId, workId]: string[]) {
