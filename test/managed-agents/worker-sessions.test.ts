@@ -2,6 +2,7 @@
 // asks wait for their confirmation, an interrupt cancels what runs, the journal stops a re-run,
 // a lost or stopped lease ends the claim (docs/managed-agents.md).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Settings } from '../../src/config/settings-schema.js'
 import { type ManagedAgentsDouble, startManagedAgentsDouble } from '../helpers/managed-agents/index.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 
@@ -16,8 +17,9 @@ afterEach(async () => {
   await double.close()
 })
 
-async function startWorker(env: Record<string, string> = {}) {
+async function startWorker(env: Record<string, string> = {}, settings?: Settings) {
   return startTestServer({
+    ...(settings === undefined ? {} : { settings }),
     env: {
       TOOLEXEC_MANAGED_AGENTS_ENVIRONMENT: environment.id,
       TOOLEXEC_MANAGED_AGENTS_KEY: environment.key,
@@ -81,6 +83,22 @@ describe('toolexec as a Managed Agents worker', () => {
     const { join } = await import('node:path')
     expect(existsSync(join(server.config.workspace, 'allowed.txt'))).toBe(true)
     expect(existsSync(join(server.config.workspace, 'denied.txt'))).toBe(false)
+  })
+})
+
+describe('our rules on top', () => {
+  it("an operator's deny wins over the session's allow, as an error result with the denial", async () => {
+    const server = await startWorker({}, { permissions: { deny: ['Bash(rm:*)'] } })
+    const session = double.openSession(environment.id, {
+      turns: [[{ name: 'bash', input: { command: 'touch kept && rm kept' } }]],
+    })
+    const [call] = session.turnIds[0]!
+    await session.waitForEnd()
+    const [result] = session.resultsFor(call!)
+    expect(result!.isError).toBe(true)
+    expect(textOf(result!.content)).toContain('denied')
+    const { existsSync } = await import('node:fs')
+    expect(existsSync(`${server.config.workspace}/kept`)).toBe(false)
   })
 })
 
