@@ -25,16 +25,18 @@ const BACKOFF_MS = [250, 500, 1000, 2000, 5000] as const
 export async function readSessionEvents(
   client: Anthropic,
   sessionId: string,
-  handle: (event: SessionEvent, fromHistory: boolean) => Promise<void> | void,
+  /** `before`: the event happened before this worker first attached (its first history read). */
+  handle: (event: SessionEvent, before: boolean) => Promise<void> | void,
   options: { signal: AbortSignal; log: Logger; onHistory: (events: readonly SessionEvent[]) => void },
 ): Promise<void> {
   const { signal, log } = options
   const seen = new Set<string>()
-  const once = async (event: SessionEvent, fromHistory: boolean) => {
+  const once = async (event: SessionEvent, before: boolean) => {
     if (seen.has(event.id)) return
     seen.add(event.id)
-    await handle(event, fromHistory)
+    await handle(event, before)
   }
+  let attached = false
   for (let attempt = 0; !signal.aborted; attempt += 1) {
     try {
       const stream = await client.beta.sessions.events.stream(sessionId, {}, { signal })
@@ -43,7 +45,10 @@ export async function readSessionEvents(
         history.push(event as unknown as SessionEvent)
       // The whole history first: what it answers or confirms later must be known before a call runs.
       options.onHistory(history)
-      for (const event of history) await once(event, true)
+      // After a reconnect, what the history holds that was not seen happened while this worker
+      // was attached: it is handled as live (an interrupt then cancels what runs here).
+      for (const event of history) await once(event, !attached)
+      attached = true
       for await (const event of stream) {
         attempt = 0
         await once(event as unknown as SessionEvent, false)

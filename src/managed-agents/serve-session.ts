@@ -50,6 +50,8 @@ export function createSessionServer(options: ServeSessionOptions) {
   const answered = new Set<string>()
   const verdicts = new Map<string, 'allow' | 'deny'>()
   const held = new Map<string, SessionEvent>()
+  /** Calls an interrupt settled before this worker attached: never run (anthropic-sdk-go#393). */
+  const cutBefore = new Set<string>()
   /** Claimed here and not answered yet, id → tool name. */
   const inFlight = new Map<string, string>()
   /** Calls the session waits on (its last `requires_action`), and since when none ran here. */
@@ -137,12 +139,22 @@ export function createSessionServer(options: ServeSessionOptions) {
     // The server resolves its own deny; a call the user denied is never run (both: no result from us).
     if (event.evaluated_permission === 'deny') return
     const verdict = verdicts.get(event.id)
-    if (event.evaluated_permission === 'ask' && verdict === undefined) {
-      held.set(event.id, event)
-      return
-    }
     if (verdict === 'deny') return
-    await dispatch(event)
+    const gated = event.evaluated_permission === 'ask' && verdict === undefined
+    // An ask the interrupt cut before its confirmation never ran and takes no result.
+    if (cutBefore.has(event.id)) return gated ? undefined : answerCut(event)
+    if (gated) held.set(event.id, event)
+    else await dispatch(event)
+  }
+
+  /** A call an earlier interrupt cut: never run; told whether it may have had effects. */
+  async function answerCut(event: SessionEvent) {
+    const name = toToolUseBlock({ id: event.id, name: event.name ?? '', input: {} }).name
+    const standing = await journal.claim(maSessionId, event.id, owner)
+    if (standing?.state === 'answered') return void answered.add(event.id)
+    const startedElsewhere = standing?.state === 'started' && standing.owner !== owner
+    inFlight.set(event.id, name)
+    await send(event.id, [{ type: 'text', text: startedElsewhere ? lostExecutorMessage(name) : REJECT_MESSAGE }], true)
   }
 
   async function onConfirmation(event: SessionEvent) {
@@ -195,14 +207,20 @@ export function createSessionServer(options: ServeSessionOptions) {
   }
 
   function onHistory(events: readonly SessionEvent[]) {
+    const open = new Set<string>()
     for (const event of events) {
+      if (event.type === 'agent.tool_use') open.add(event.id)
+      if (event.type === 'user.interrupt') {
+        for (const id of open) cutBefore.add(id)
+        open.clear()
+      }
       if (event.type === 'user.tool_result' && event.tool_use_id !== undefined) answered.add(event.tool_use_id)
       if (event.type === 'user.tool_confirmation' && event.tool_use_id !== undefined)
         verdicts.set(event.tool_use_id, event.result === 'allow' ? 'allow' : 'deny')
     }
   }
 
-  async function handle(event: SessionEvent, fromHistory: boolean) {
+  async function handle(event: SessionEvent, before: boolean) {
     if (event.type !== 'session.status_idle') clearTimeout(idleTimer)
     switch (event.type) {
       case 'agent.tool_use':
@@ -214,8 +232,8 @@ export function createSessionServer(options: ServeSessionOptions) {
         held.delete(event.tool_use_id ?? '')
         return noteProgress()
       case 'user.interrupt':
-        // An interrupt in the history is over: the calls it cut off were answered then.
-        return fromHistory ? undefined : onInterrupt()
+        // One from before this worker attached is over: the calls it cut are in `cutBefore`.
+        return before ? undefined : onInterrupt()
       case 'session.status_idle':
         return onIdle(event)
       case 'session.status_terminated':

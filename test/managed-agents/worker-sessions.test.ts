@@ -200,6 +200,51 @@ describe('interrupts, leases and redelivery', () => {
   })
 })
 
+describe('events read again', () => {
+  it('a cut event stream: the worker reconnects, reads the history and runs nothing twice', async () => {
+    const server = await startWorker()
+    let starts = 0
+    server.app.runManager.onEvent((event) => {
+      if (event.type === 'tool.started') starts += 1
+    })
+    const running = new Promise<void>((resolve) => {
+      const stop = server.app.runManager.onEvent((event) => {
+        if (event.type !== 'tool.started') return
+        stop()
+        resolve()
+      })
+    })
+    const session = double.openSession(environment.id, {
+      turns: [
+        [{ name: 'bash', input: { command: 'sleep 1; echo one' } }],
+        [{ name: 'bash', input: { command: 'echo two' } }],
+      ],
+    })
+    await running
+    expect(double.dropStreams(session.id)).toBeGreaterThan(0)
+    await session.waitForEnd()
+    for (const id of session.turnIds.flat()) expect(session.resultsFor(id)).toHaveLength(1)
+    expect(starts).toBe(2)
+  })
+
+  it('a call an interrupt cut before the worker attached is never run', async () => {
+    const session = double.openSession(environment.id, {
+      turns: [[{ name: 'bash', input: { command: 'touch ran' } }]],
+      end: 'end_turn',
+    })
+    session.interrupt()
+    const server = await startWorker()
+    const [call] = session.turnIds[0]!
+    await session.waitForResult(call!)
+    const [result] = session.resultsFor(call!)
+    expect(result!.isError).toBe(true)
+    expect(textOf(result!.content)).toContain("doesn't want")
+    const { existsSync } = await import('node:fs')
+    expect(existsSync(`${server.config.workspace}/ran`)).toBe(false)
+    session.terminate()
+  })
+})
+
 async function restartDouble(leaseTtlSeconds: number) {
   await double.close()
   const fresh = await startManagedAgentsDouble({ leaseTtlSeconds })
