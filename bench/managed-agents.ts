@@ -5,13 +5,14 @@
  *    claim of the item to the last result, median of `--turn-runs`;
  *  - sessions: `--sessions` sessions opened at once, each one turn of `--calls-per-session` such calls;
  *    sessions/s from the first claim to the last session's end, and the worker's CPU seconds meanwhile.
+ * `--instances N` starts N processes of each worker on the same environment (CPU summed over them).
  * Every call must be answered exactly once with no refused send, or the bench fails.
  * With toolexec's worker in `--workers`, its figures are printed as ratios to the reference worker's:
  * the goals are wall time ≤ 0.3× for the turn and sessions/s ≥ 5× (docs/managed-agents-double.md).
  *
- *   npx tsx bench/managed-agents.ts [--workers sdk-reference,toolexec] [--sessions 50] [--turn-runs 3]
+ *   npx tsx bench/managed-agents.ts [--workers sdk-reference,toolexec] [--sessions 50] [--turn-runs 3] [--instances 1]
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -30,12 +31,14 @@ const { values } = parseArgs({
     'calls-per-session': { type: 'string', default: '2' },
     'turn-runs': { type: 'string', default: '3' },
     'timeout-seconds': { type: 'string', default: '120' },
+    instances: { type: 'string', default: '1' },
   },
 })
 const sessionCount = Number(values.sessions)
 const callsPerSession = Number(values['calls-per-session'])
 const turnRuns = Number(values['turn-runs'])
 const timeoutMs = Number(values['timeout-seconds']) * 1000
+const instances = Number(values.instances)
 const workers = values.workers.split(',').map((name) => {
   const worker = WORKERS[name.trim()]
   if (worker === undefined)
@@ -84,9 +87,14 @@ type Measured = {
 async function measure(double: ManagedAgentsDouble, worker: WorkerUnderTest): Promise<Measured> {
   const environment = double.createEnvironment()
   const scratch = mkdtempSync(path.join(os.tmpdir(), `toolexec-ma-bench-${worker.name}-`))
-  let process: WorkerProcess | undefined
+  const processes: WorkerProcess[] = []
+  const cpuOfWorkers = () => processes.reduce((sum, child) => sum + child.cpuSeconds(), 0)
   try {
-    process = worker.start({ baseURL: double.baseURL, environment, scratch })
+    for (let instance = 0; instance < instances; instance++) {
+      const instanceScratch = path.join(scratch, String(instance))
+      mkdirSync(instanceScratch)
+      processes.push(worker.start({ baseURL: double.baseURL, environment, scratch: instanceScratch }))
+    }
     const pollPath = `/v1/environments/${environment.id}/work/poll`
     await within(
       double.waitForRequest((request) => request.path === pollPath),
@@ -103,9 +111,9 @@ async function measure(double: ManagedAgentsDouble, worker: WorkerUnderTest): Pr
       if (wrong.length > 0) throw new Error(`${worker.name}: turn ${run}: ${wrong.join('; ')}`)
     }
 
-    const cpuBefore = process.cpuSeconds()
+    const cpuBefore = cpuOfWorkers()
     // The double's own CPU (this process), to see whether it, not the worker, is the limit.
-    const doubleBefore = globalThis.process.cpuUsage()
+    const doubleBefore = process.cpuUsage()
     const sessions = Array.from({ length: sessionCount }, () =>
       double.openSession(environment.id, { turns: [sleepCalls(callsPerSession)] }),
     )
@@ -115,8 +123,8 @@ async function measure(double: ManagedAgentsDouble, worker: WorkerUnderTest): Pr
       `${worker.name}: ${sessionCount} sessions`,
     )
     const seconds = (performance.now() - (await firstClaim)) / 1000
-    const cpuSeconds = process.cpuSeconds() - cpuBefore
-    const doubleUsage = globalThis.process.cpuUsage(doubleBefore)
+    const cpuSeconds = cpuOfWorkers() - cpuBefore
+    const doubleUsage = process.cpuUsage(doubleBefore)
     const doubleCpuSeconds = (doubleUsage.user + doubleUsage.system) / 1e6
     const wrong = faults(sessions)
     if (wrong.length > 0) throw new Error(`${worker.name}: sessions: ${wrong.slice(0, 5).join('; ')}`)
@@ -130,7 +138,7 @@ async function measure(double: ManagedAgentsDouble, worker: WorkerUnderTest): Pr
       sessionsSeconds: seconds,
     }
   } finally {
-    await process?.stop()
+    await Promise.all(processes.map((child) => child.stop()))
     rmSync(scratch, { recursive: true, force: true })
   }
 }
@@ -161,6 +169,7 @@ for (const [name, measured] of results) {
     doubleCpuSeconds: measured.doubleCpuSeconds,
     sessions: sessionCount,
     callsPerSession,
+    instances,
   }
   if (name === 'sdk-reference' || reference === undefined) {
     figures.push({

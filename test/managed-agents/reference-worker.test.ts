@@ -1,8 +1,8 @@
-// The SDK's own EnvironmentWorker (the reference worker) runs scripted sessions against the protocol double:
-// the check that the double is faithful (the worker gets through a session with no refused call and no
-// request the double does not know), and a record of what the reference worker does on the hard paths —
-// asks, denials, an interrupt mid-call, a redelivery, a lost heartbeat, a stop. Where it misbehaves, the test
-// asserts what it actually does and names the upstream issue.
+// Pins what the SDK's own EnvironmentWorker (the reference worker) does with scripted sessions against the
+// protocol double. It is the check that the double is faithful: the worker gets through a session with no
+// refused send and no request the double does not know. It also records what the reference worker does on
+// the hard paths (asks, denials, an interrupt mid-call, a redelivery, a lost heartbeat, a stop); where it
+// misbehaves, the test asserts what it actually does and names the upstream issue.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -24,8 +24,9 @@ let worker: ReferenceWorker | undefined
 let workdir: string
 
 beforeEach(async () => {
-  // A 6 s lease: the worker beats every 3 s (half the TTL), so a lapse is never an accident of a slow host.
-  double = await startManagedAgentsDouble({ leaseTtlSeconds: 6 })
+  // A 6 s lease: the worker beats every 3 s (half the TTL), and the tests waiting on a beat wait that long
+  // at most. Leases lapse only when a test says so: a slow host never lapses one by accident.
+  double = await startManagedAgentsDouble({ leaseTtlSeconds: 6, leasesLapse: false })
   environment = double.createEnvironment()
   probes = probeTools()
   workdir = mkdtempSync(path.join(tmpdir(), 'ma-reference-'))
@@ -72,6 +73,27 @@ describe('the SDK reference worker against the double', () => {
     expect(item.deliveries).toBe(1)
     expect(double.unhandled).toEqual([])
     expect(double.requests.every((request) => request.status < 400)).toBe(true)
+  })
+
+  it('uses the sessions token of the work secret for the item, and the environment key without one', async () => {
+    const session = double.openSession(environment.id, { turns: [[{ name: 'probe' }]] })
+    start()
+    await stopped(session)
+    const kinds = (path: string) =>
+      new Set(double.requests.filter((r) => r.path.includes(path)).map((r) => r.credential))
+    expect(kinds('/work/poll')).toEqual(new Set(['environment_key']))
+    expect(kinds('/v1/sessions/')).toEqual(new Set(['sessions_token']))
+    expect(kinds('/heartbeat')).toEqual(new Set(['sessions_token']))
+
+    await worker?.stop()
+    await double.close()
+    double = await startManagedAgentsDouble({ issueSecrets: false })
+    environment = double.createEnvironment()
+    const plain = double.openSession(environment.id, { turns: [[{ name: 'probe' }]] })
+    start()
+    await stopped(plain)
+    expect(new Set(double.requests.map((r) => r.credential))).toEqual(new Set(['environment_key']))
+    expect(plain.resultsFor(plain.turnIds[0]![0]!)).toHaveLength(1)
   })
 
   it('serves one session at a time: a second session waits in the queue while the first holds a call', async () => {
@@ -164,19 +186,25 @@ describe('the SDK reference worker against the double', () => {
     expect(session.resultsFor(second)).toHaveLength(1)
   })
 
-  it('after a lost first heartbeat answer: 412 on the retry, lease lost, the session waits one TTL for redelivery (anthropic-sdk-python#1779)', async () => {
+  it('after a lost first heartbeat answer: 412 on the retry, the session is dropped and the item left held (anthropic-sdk-python#1779)', async () => {
     const session = double.openSession(environment.id, { turns: [[{ name: 'gated', input: { n: 1 } }]] })
     const [call] = session.turnIds[0] as [string]
     const work = double.workFor(session.id)
     double.loseHeartbeatResponses(work.id)
     const reference = start()
-    // The retried first beat still says NO_HEARTBEAT, but the double recorded the lost one: 412, the worker
-    // drops the session without stopping the item, and only the lease's lapse brings it back.
-    await double.waitForWork(work.id, (item) => item.deliveries === 2)
+    // The retried first beat still says NO_HEARTBEAT, but the double recorded the lost one: 412.
+    await double.waitForRequest((request) => request.path.endsWith('/heartbeat') && request.status === 412)
+    await probes.ended(call)
     expect(reference.logs.some((line) => line.includes('lease lost: heartbeat precondition failed'))).toBe(true)
+    // The worker dropped the session without stopping the item: it stays active, its call unanswered, until
+    // the lease lapses (here: the test lapses it) and the item is redelivered.
+    expect(double.work(work.id).state).toBe('active')
+    expect(session.resultsFor(call)).toEqual([])
+    double.expireLease(work.id)
     probes.openGate()
     await session.waitForEnd()
     await stopped(session)
+    expect(double.work(work.id).deliveries).toBe(2)
     expect(probes.runsOf(call).map((run) => run.outcome)).toEqual(['aborted', 'done'])
     expect(session.resultsFor(call)).toHaveLength(1)
   })

@@ -7,6 +7,7 @@
  *
  * ```ts
  * const double = await startManagedAgentsDouble({ leaseTtlSeconds: 60 })   // close() in afterEach
+ *   // also: issueSecrets (default true), leasesLapse (default true; false: only expireLease lapses a lease)
  * const env = double.createEnvironment()                 // { id: 'env_…', key: 'sk-ant-envkey_…' }
  * const session = double.openSession(env.id, {           // emits turn 1 at once and queues a work item
  *   turns: [[{ name: 'read', input: { path: 'a' } }, { name: 'bash', input: { command: 'rm x' }, permission: 'ask' }]],
@@ -34,6 +35,10 @@
  * double.enqueueHealthcheck(env.id)
  * double.requests / double.unhandled                     // request log; calls no route of the double knows
  * await double.waitForRequest((r) => r.path.endsWith('/work/poll'))   // e.g. the worker is polling
+ *
+ * probeTools(): tools `probe` (answers at once), `gated` (waits for openGate() or the worker's abort),
+ * `silent` (empty text); runs logged (`runsOf(id)`, `started(id, n)`, `ended(id, n)`).
+ * startReferenceWorker(double, { environment, workdir, tools? }): the SDK's EnvironmentWorker, in-process.
  * ```
  *
  * Rules it enforces: `anthropic-beta: managed-agents-2026-04-01` on every call (400 without); credentials
@@ -50,7 +55,8 @@ export type { ProbeRun, ProbeTools } from './probe-tools.js'
 export { probeTools } from './probe-tools.js'
 export type { ReferenceWorker, ReferenceWorkerOptions } from './reference-worker.js'
 export { startReferenceWorker } from './reference-worker.js'
-export type { ResultAttempt, ScriptedCall, ScriptedSession, SessionEvent, SessionScript } from './scripted-session.js'
+export type { ResultAttempt } from './result-attempts.js'
+export type { ScriptedCall, ScriptedSession, SessionEvent, SessionScript } from './scripted-session.js'
 export type { CallRecord, CallStatus, Permission } from './sent-event-rules.js'
 export { MANAGED_AGENTS_BETA } from './wire.js'
 export type { WorkItem, WorkState } from './work-queue.js'

@@ -17,6 +17,11 @@ export interface ManagedAgentsDoubleOptions {
   leaseTtlSeconds?: number
   /** Whether polled items carry a `secret` with a per-item sessions token. Default true. */
   issueSecrets?: boolean
+  /**
+   * Whether a lease with no heartbeat for one TTL lapses by itself (the item is redelivered). Default true.
+   * False leaves lapses to `expireLease`, so a slow host can never lapse a lease a test did not mean to.
+   */
+  leasesLapse?: boolean
 }
 
 export interface RequestRecord {
@@ -67,6 +72,7 @@ export async function startManagedAgentsDouble(options: ManagedAgentsDoubleOptio
   const state = new DoubleState({
     leaseTtlSeconds: options.leaseTtlSeconds ?? 60,
     issueSecrets: options.issueSecrets ?? true,
+    leasesLapse: options.leasesLapse ?? true,
   })
   const streams = new Map<string, Set<ServerResponse>>()
   const requests: RequestRecord[] = []

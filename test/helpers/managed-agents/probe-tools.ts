@@ -17,6 +17,8 @@ export interface ProbeTools {
   runsOf(toolUseId: string): ProbeRun[]
   /** Resolves when `toolUseId` has started `count` runs. */
   started(toolUseId: string, count?: number): Promise<void>
+  /** Resolves when `count` runs of `toolUseId` have ended (done or aborted). */
+  ended(toolUseId: string, count?: number): Promise<void>
   /** Lets every waiting and future `gated` run finish. */
   openGate(): void
 }
@@ -28,6 +30,19 @@ export function probeTools(): ProbeTools {
   const gate = new Promise<void>((resolve) => {
     openGate = resolve
   })
+
+  /** Resolves once `holds` is true, checked now and whenever a run starts or ends. */
+  function until(holds: () => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!holds()) return
+        waiters.delete(check)
+        resolve()
+      }
+      waiters.add(check)
+      check()
+    })
+  }
 
   function tool(name: string, run: (input: Record<string, unknown>, signal?: AbortSignal) => Promise<string>) {
     return {
@@ -47,6 +62,8 @@ export function probeTools(): ProbeTools {
         } catch (error) {
           record.outcome = 'aborted'
           throw error
+        } finally {
+          for (const wake of [...waiters]) wake()
         }
       },
     } as BetaRunnableTool
@@ -66,17 +83,9 @@ export function probeTools(): ProbeTools {
       tool('silent', async () => ''),
     ],
     runsOf: (toolUseId) => runs.filter((run) => run.toolUseId === toolUseId),
-    started(toolUseId, count = 1) {
-      return new Promise((resolve) => {
-        const check = () => {
-          if (runs.filter((run) => run.toolUseId === toolUseId).length < count) return
-          waiters.delete(check)
-          resolve()
-        }
-        waiters.add(check)
-        check()
-      })
-    },
+    started: (toolUseId, count = 1) => until(() => runs.filter((run) => run.toolUseId === toolUseId).length >= count),
+    ended: (toolUseId, count = 1) =>
+      until(() => runs.filter((run) => run.toolUseId === toolUseId && run.outcome !== 'running').length >= count),
     openGate: () => openGate(),
   }
 }

@@ -2,8 +2,12 @@
 // `agent.tool_use` events and goes idle with `requires_action` until every call is resolved, then the next
 // turn runs; after the last turn the session ends its turn (and, by default, terminates). Tests steer it
 // (confirm, interrupt, terminate) and read back what the worker sent. docs/adr/0415-managed-agents-protocol-double.md.
+import { acceptedAttempt, type ResultAttempt, refusedAttempts } from './result-attempts.js'
 import { type CallRecord, checkSentEvents, type Permission } from './sent-event-rules.js'
+import { sessionResource } from './session-resource.js'
 import { ApiFailure, newId, timestamp } from './wire.js'
+
+export type { ResultAttempt } from './result-attempts.js'
 
 export interface ScriptedCall {
   name: string
@@ -17,21 +21,6 @@ export interface SessionScript {
   turns: ScriptedCall[][]
   /** After the last turn: `terminate` (default) also terminates the session; `end_turn` only idles. */
   end?: 'terminate' | 'end_turn'
-}
-
-/** One `user.tool_result` a worker sent, accepted or refused. */
-export interface ResultAttempt {
-  readonly toolUseId: string
-  readonly accepted: boolean
-  /** 200, or the status the double answered (400). */
-  readonly status: number
-  readonly message?: string
-  readonly content: unknown
-  readonly isError: boolean
-  /** Order among every attempt of the session. */
-  readonly sequence: number
-  /** The call's status when the result came (for example `interrupted`). */
-  readonly callStatus: string
 }
 
 export type SessionEvent = Record<string, unknown> & { id: string; type: string; processed_at: string }
@@ -153,26 +142,9 @@ export class ScriptedSession {
     return this.waitForEvent(() => this.ended)
   }
 
+  /** The session as `GET /v1/sessions/{id}` answers it. */
   toWire() {
-    const now = timestamp()
-    return {
-      type: 'session' as const,
-      id: this.id,
-      environment_id: this.environmentId,
-      status: this.status,
-      title: null,
-      metadata: {},
-      resources: [],
-      vault_ids: [],
-      outcome_evaluations: [],
-      archived_at: null,
-      budget: null,
-      created_at: this.events[0]?.processed_at ?? now,
-      updated_at: now,
-      stats: {},
-      usage: {},
-      agent: { type: 'agent', id: 'agent_scripted', name: 'scripted', description: null, skills: [], tools: [] },
-    }
+    return sessionResource(this)
   }
 
   private append(event: Record<string, unknown> & { type: string }): SessionEvent {
@@ -185,15 +157,7 @@ export class ScriptedSession {
   private apply(event: Record<string, unknown> & { type: string }): SessionEvent {
     if (event.type === 'user.tool_result') {
       const call = this.calls.get(event.tool_use_id as string) as CallRecord
-      this.attempts.push({
-        toolUseId: call.id,
-        accepted: true,
-        status: 200,
-        content: event.content,
-        isError: event.is_error === true,
-        sequence: this.attempts.length,
-        callStatus: call.status,
-      })
+      this.attempts.push(acceptedAttempt(event, call, this.attempts.length))
       call.status = 'answered'
     } else if (event.type === 'user.tool_confirmation') {
       const call = this.calls.get(event.tool_use_id as string) as CallRecord
@@ -274,19 +238,7 @@ export class ScriptedSession {
   }
 
   private recordRefusedResults(sent: unknown, error: unknown): void {
-    if (!Array.isArray(sent) || !(error instanceof ApiFailure)) return
-    for (const event of sent) {
-      if (event?.type !== 'user.tool_result' || typeof event.tool_use_id !== 'string') continue
-      this.attempts.push({
-        toolUseId: event.tool_use_id,
-        accepted: false,
-        status: error.status,
-        message: error.message,
-        content: event.content,
-        isError: event.is_error === true,
-        sequence: this.attempts.length,
-        callStatus: this.calls.get(event.tool_use_id)?.status ?? 'unknown',
-      })
-    }
+    if (error instanceof ApiFailure)
+      this.attempts.push(...refusedAttempts(sent, error, this.calls, this.attempts.length))
   }
 }

@@ -38,6 +38,8 @@ export interface WorkQueueOptions {
   leaseTtlSeconds: number
   /** Whether polled items carry a `secret` with a per-item `sessions_token`. */
   issueSecrets: boolean
+  /** Whether a lease lapses by itself after one TTL with no heartbeat (false: only `requeue` lapses one). */
+  leasesLapse: boolean
 }
 
 /** The documented default of `reclaim_older_than_ms`. */
@@ -170,6 +172,7 @@ export class WorkQueue extends EventEmitter {
 
   /** Requeues every starting or active item whose lease has run out. */
   lapseLeases(now = Date.now()): void {
+    if (!this.options.leasesLapse) return
     for (const item of this.items.values()) {
       const held = item.state === 'starting' || item.state === 'active'
       if (held && item.leaseExpiresAt !== null && item.leaseExpiresAt <= now) this.requeue(item)
