@@ -132,11 +132,16 @@ describe('interrupts, leases and redelivery', () => {
     expect(session.refusedResults()).toEqual([])
   })
 
-  it('answers healthchecks: acknowledged, then stopped', async () => {
-    await startWorker()
+  it('answers healthchecks: acknowledged, then stopped; /readyz and /metrics show the worker', async () => {
+    const server = await startWorker()
     const item = double.enqueueHealthcheck(environment.id)
     const done = await double.waitForWork(item.id, (work) => work.state === 'stopped')
     expect(done.acknowledgedAt).not.toBeNull()
+    const ready = (await (await fetch(`${server.baseUrl}/readyz`)).json()) as { managed_agents?: unknown }
+    expect(ready.managed_agents).toEqual({ sessions: 0, stalled: [], leases_lost: 0 })
+    const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text()
+    expect(metrics).toMatch(/^toolexec_managed_agents_sessions\{state="stalled"\} 0$/m)
+    expect(metrics).toMatch(/^toolexec_managed_agents_leases_lost_total 0$/m)
   })
 
   it('a stop request ends the claim: the running call gets the shutdown text and the item is stopped', async () => {
