@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { ConfigError } from '../errors/config-error.js'
+import { isSecretName, SECRET_NAME_RULE } from '../secrets/secret-name.js'
 import type { EnvSchema } from './config-schema.js'
 
 type Env = z.infer<typeof EnvSchema>
@@ -42,6 +43,19 @@ export function managedAgentsConfigOf(
       'TOOLEXEC_MANAGED_AGENTS_KEY',
       'must be set when TOOLEXEC_MANAGED_AGENTS_ENVIRONMENT is: it is the environment key the work queue takes',
     )
+  if (key.includes('${secret:')) {
+    const name = secretReferenceOf(key)
+    if (name === undefined || !isSecretName(name))
+      throw new ConfigError(
+        'TOOLEXEC_MANAGED_AGENTS_KEY',
+        `must be the key, or exactly \${secret:NAME} (${SECRET_NAME_RULE})`,
+      )
+    if (env.TOOLEXEC_SECRET_KEY === undefined)
+      throw new ConfigError(
+        'TOOLEXEC_MANAGED_AGENTS_KEY',
+        'names a secret, but TOOLEXEC_SECRET_KEY is not set: no secret can be read',
+      )
+  }
   const tenant = env.TOOLEXEC_MANAGED_AGENTS_TENANT
   if (tenantNames !== undefined && !tenantNames.includes(tenant)) {
     throw new ConfigError(
@@ -58,4 +72,9 @@ export function managedAgentsConfigOf(
     idleMs: env.TOOLEXEC_MANAGED_AGENTS_IDLE_MS,
     pollIntervalMs: env.TOOLEXEC_MANAGED_AGENTS_POLL_INTERVAL_MS,
   }
+}
+
+/** NAME of a key given as `${secret:NAME}` (the whole value), else undefined. */
+export function secretReferenceOf(key: string): string | undefined {
+  return /^\$\{secret:([^}]*)\}$/.exec(key)?.[1]
 }

@@ -86,6 +86,26 @@ describe('toolexec as a Managed Agents worker', () => {
   })
 })
 
+describe('the key from the secret store', () => {
+  it('reads a secret reference when polling starts, and serves with it', async () => {
+    const { buildTestApp } = await import('../helpers/build-test-app.js')
+    const { app } = await buildTestApp({
+      env: {
+        TOOLEXEC_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+        TOOLEXEC_MANAGED_AGENTS_ENVIRONMENT: environment.id,
+        TOOLEXEC_MANAGED_AGENTS_KEY: `\${secret:MA_ENVIRONMENT_KEY}`,
+        TOOLEXEC_MANAGED_AGENTS_BASE_URL: double.baseURL,
+        TOOLEXEC_MANAGED_AGENTS_POLL_INTERVAL_MS: '20',
+      },
+    })
+    await app.secrets.write('MA_ENVIRONMENT_KEY', environment.key, 'test')
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const session = double.openSession(environment.id, { turns: [[{ name: 'bash', input: { command: 'echo ok' } }]] })
+    await session.waitForEnd()
+    expect(textOf(session.resultsFor(session.turnIds[0]![0]!)[0]!.content)).toBe('ok')
+  })
+})
+
 describe('our rules on top', () => {
   it("an operator's deny wins over the session's allow, as an error result with the denial", async () => {
     const server = await startWorker({}, { permissions: { deny: ['Bash(rm:*)'] } })
