@@ -13,6 +13,7 @@ import { connectionLimitsPlugin } from './plugins/connection-limits.js'
 import { contentTypesPlugin } from './plugins/content-types.js'
 import { answerFrameworkError, errorsPlugin, MAX_PARAM_LENGTH } from './plugins/errors.js'
 import { lostRunsPlugin } from './plugins/lost-runs.js'
+import { managedAgentsWorkerPlugin } from './plugins/managed-agents-worker.js'
 import { mcpEndpointPlugin } from './plugins/mcp-endpoint.js'
 import { mcpServersPlugin } from './plugins/mcp-servers.js'
 import { metricsPlugin } from './plugins/metrics.js'
@@ -143,6 +144,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(originGuardPlugin)
   await app.register(authPlugin)
   await app.register(mcpEndpointPlugin)
+  await app.register(managedAgentsWorkerPlugin)
 
   await app.register(healthRoutes)
   await app.register(metricsRoutes)

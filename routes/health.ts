@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { type EnvironmentWorker, STALLED_AFTER_MS } from '../src/managed-agents/environment-worker.js'
 import { probeWritable } from '../src/paths/probe-writable.js'
 import { commandLauncher, type ProcessesState } from '../src/tools/bash/launch-command.js'
 import { jsonResponse } from './responses.js'
@@ -54,6 +55,22 @@ const ReadinessSchema = StatusSchema.extend({
     .describe(
       'The audit trail: records written and dropped since start, per sink; a failing sink never makes the service unready (docs/audit.md)',
     ),
+  managed_agents: z
+    .object({
+      sessions: z.number().int().describe('Claude Managed Agents sessions this instance serves now'),
+      stalled: z
+        .array(
+          z.object({
+            session_id: z.string().describe('The Managed Agents session'),
+            run_id: z.string().optional().describe('Its current toolexec run, if one is open'),
+            stalled_ms: z.number().int().describe('How long it has waited on calls of ours with none running'),
+          }),
+        )
+        .describe('Sessions waiting on this worker with no call of theirs in flight: look into them'),
+      leases_lost: z.number().int().describe('Work item leases lost since start (each logged with its item id)'),
+    })
+    .optional()
+    .describe('Worker mode (docs/managed-agents.md), when on; never makes the service unready'),
   bash_containment: z
     .enum(['bwrap', 'pid-namespace', 'process-group'])
     .describe("What ends a Bash command's processes with the call (docs/reliability.md)"),
@@ -146,12 +163,27 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
         directories: { workspace, memory },
         runs: runsHealth(),
         audit: auditHealth(app.audit.health()),
+        ...managedAgentsHealth(app.managedAgentsWorker),
         bash_containment: app.sandbox.containment,
         processes: processesBody(commandLauncher.processes()),
       }
       return reply.code(body.status === 'ready' ? 200 : 503).send(body)
     },
   })
+}
+
+/** Stalled sessions: waiting on us past a grace (a result send in flight is not a stall). */
+function managedAgentsHealth(worker: EnvironmentWorker | undefined) {
+  if (worker === undefined) return {}
+  const { sessions, leasesLost } = worker.status()
+  const stalled = sessions
+    .filter((session) => session.stalledMs > STALLED_AFTER_MS)
+    .map((session) => ({
+      session_id: session.maSessionId,
+      ...(session.runId === undefined ? {} : { run_id: session.runId }),
+      stalled_ms: session.stalledMs,
+    }))
+  return { managed_agents: { sessions: sessions.length, stalled, leases_lost: leasesLost } }
 }
 
 type SinkHealth = { ok: boolean; written: number; dropped: number; lastError?: string | undefined }

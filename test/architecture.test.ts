@@ -53,7 +53,7 @@ const FOLDER_RANKS: readonly (readonly string[])[] = [
   ['permissions', 'hooks'],
   ['config', 'registry', 'sessions'],
   ['runs'],
-  ['mcp/endpoint'],
+  ['mcp/endpoint', 'managed-agents'],
 ]
 
 /** `tools/bash/x.ts` → `tools`, `mcp/client/x.ts` → `mcp/client`: the unit the ranks speak of. */

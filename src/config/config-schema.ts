@@ -113,4 +113,12 @@ export const EnvSchema = z.object({
   TOOLEXEC_SECRET_KEY: z.string().optional(),
   TOOLEXEC_SECRETS_FILE: z.string().min(1).default('./.data/secrets.json'),
   TOOLEXEC_SECRETS_ADMIN_TENANTS: z.string().optional(),
+  // Claude Managed Agents worker mode (docs/managed-agents.md, docs/adr/0400).
+  TOOLEXEC_MANAGED_AGENTS_ENVIRONMENT: z.string().min(1).optional(),
+  TOOLEXEC_MANAGED_AGENTS_KEY: z.string().min(1).optional(),
+  TOOLEXEC_MANAGED_AGENTS_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TOOLEXEC_MANAGED_AGENTS_TENANT: z.string().min(1).default('default'),
+  TOOLEXEC_MANAGED_AGENTS_MAX_SESSIONS: count(64),
+  TOOLEXEC_MANAGED_AGENTS_IDLE_MS: milliseconds(MINUTE),
+  TOOLEXEC_MANAGED_AGENTS_POLL_INTERVAL_MS: milliseconds(SECOND),
 })

@@ -9,6 +9,7 @@ import { ConfigError } from '../errors/config-error.js'
 import { defaultConnectionCap, openFilesLimit } from '../net/descriptor-limit.js'
 import { parseSecretKey } from '../secrets/secret-key.js'
 import { DEFAULT_MAX_CONCURRENCY, EnvSchema } from './config-schema.js'
+import { managedAgentsConfigOf } from './managed-agents-config.js'
 import { checkUnique, parseApiKeys, readApiKeysFile } from './parse-api-keys.js'
 import { parseList } from './parse-list.js'
 import { parseSecretAdminTenants } from './parse-secret-admin-tenants.js'
@@ -49,6 +50,8 @@ export function createConfigSchema(cwd: string) {
       }
       startupWarnings.push('TOOLEXEC_API_KEYS is not set: authentication is off and only loopback clients are accepted')
     }
+    const tenants = apiKeys.length === 0 ? ['default'] : [...new Set(apiKeys.map((key) => key.tenant))]
+    const managedAgents = managedAgentsConfigOf(env, tenants)
     return {
       host: env.HOST,
       port: env.PORT,
@@ -124,6 +127,8 @@ export function createConfigSchema(cwd: string) {
           }),
       /** The service's address as people reach it: the base of the links it sends (ask URLs). */
       ...(env.TOOLEXEC_PUBLIC_URL === undefined ? {} : { publicUrl: env.TOOLEXEC_PUBLIC_URL }),
+      /** Claude Managed Agents worker mode (docs/managed-agents.md); absent: off. */
+      ...(managedAgents === undefined ? {} : { managedAgents }),
       /** Serve the console at /console (docs/console.md). */
       console: env.TOOLEXEC_CONSOLE,
       /** The audit trail (docs/audit.md, docs/adr/0245-audit-trail.md). */

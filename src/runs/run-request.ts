@@ -84,6 +84,25 @@ export function requestFromMcpCall(
   }
 }
 
+/**
+ * One turn of a Claude Managed Agents session (docs/managed-agents.md): streamed input into the
+ * toolexec session that stands for it; `content` is the message its calls stream into.
+ */
+export function requestFromManagedAgentsTurn(
+  caller: Caller,
+  sessionId: string,
+  content: AssistantMessage['content'],
+): StartRunRequest {
+  return {
+    tenant: caller.tenant,
+    sessionId,
+    mode: 'stream',
+    input: { blocks: [], refusals: new Map(), parentMessage: { role: 'assistant', content, stop_reason: null } },
+    options: {},
+    ...(caller.logger ? { logger: caller.logger } : {}),
+  }
+}
+
 /** The two ways a batch arrives: bare blocks, or the assistant message they came in. */
 export type RunInput = {
   tool_uses?: ToolUseBlock[] | undefined

@@ -1,5 +1,6 @@
 import type { Logger } from '../logging/logger.js'
 import type { AuditStore } from './audit-store.js'
+import type { CallJournal } from './call-journal.js'
 import type { EventStore } from './event-store.js'
 import type { IdempotencyStore } from './idempotency-store.js'
 import type { McpSessionStore } from './mcp-session-store.js'
@@ -14,6 +15,8 @@ export type Stores = {
   idempotency: IdempotencyStore
   audit: AuditStore
   mcpSessions: McpSessionStore
+  /** Managed Agents calls by session and tool_use id (docs/adr/0402). */
+  callJournal: CallJournal
 }
 
 export type StoreLimits = { maxRetainedRuns: number; sessionIdleTtlMs: number }

@@ -1019,6 +1019,22 @@ export interface operations {
                                 writable: boolean;
                             };
                         };
+                        /** @description Worker mode (docs/managed-agents.md), when on; never makes the service unready */
+                        managed_agents?: {
+                            /** @description Work item leases lost since start (each logged with its item id) */
+                            leases_lost: number;
+                            /** @description Claude Managed Agents sessions this instance serves now */
+                            sessions: number;
+                            /** @description Sessions waiting on this worker with no call of theirs in flight: look into them */
+                            stalled: {
+                                /** @description Its current toolexec run, if one is open */
+                                run_id?: string;
+                                /** @description The Managed Agents session */
+                                session_id: string;
+                                /** @description How long it has waited on calls of ours with none running */
+                                stalled_ms: number;
+                            }[];
+                        };
                         /** @description A failed MCP server does not make the service unready */
                         mcp_servers: components["schemas"]["McpServerState"][];
                         /** @description How the commands (Bash, Grep) share the host with the service: a lower CPU priority and paced starts (docs/performance.md); never makes the service unready */
@@ -1101,6 +1117,22 @@ export interface operations {
                                 error?: string;
                                 writable: boolean;
                             };
+                        };
+                        /** @description Worker mode (docs/managed-agents.md), when on; never makes the service unready */
+                        managed_agents?: {
+                            /** @description Work item leases lost since start (each logged with its item id) */
+                            leases_lost: number;
+                            /** @description Claude Managed Agents sessions this instance serves now */
+                            sessions: number;
+                            /** @description Sessions waiting on this worker with no call of theirs in flight: look into them */
+                            stalled: {
+                                /** @description Its current toolexec run, if one is open */
+                                run_id?: string;
+                                /** @description The Managed Agents session */
+                                session_id: string;
+                                /** @description How long it has waited on calls of ours with none running */
+                                stalled_ms: number;
+                            }[];
                         };
                         /** @description A failed MCP server does not make the service unready */
                         mcp_servers: components["schemas"]["McpServerState"][];

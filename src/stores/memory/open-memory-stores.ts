@@ -10,6 +10,7 @@ import {
   sweepStores,
 } from '../stores.js'
 import { createMemoryAuditStore } from './memory-audit-store.js'
+import { createMemoryCallJournal } from './memory-call-journal.js'
 import { createMemoryEventStore } from './memory-event-store.js'
 import { createMemoryIdempotencyStore } from './memory-idempotency-store.js'
 import { createMemoryMcpSessionStore } from './memory-mcp-session-store.js'
@@ -36,6 +37,7 @@ export function createMemoryStores(limits: Pick<StoreLimits, 'maxRetainedRuns'> 
     idempotency,
     audit: createMemoryAuditStore({ ttlMs: audit.auditTtlMs, maxRecords: audit.auditMaxRecords }),
     mcpSessions: createMemoryMcpSessionStore(),
+    callJournal: createMemoryCallJournal(),
   }
 }
 

@@ -47,4 +47,6 @@ export const redisKeys = {
   secrets: `${PREFIX}secrets`,
   /** Pub/sub: the name of each secret written or deleted, so every instance's failed MCP servers try again. */
   secretsChannel: `${PREFIX}secrets:changed`,
+  /** Where one Managed Agents call stands (docs/adr/0402): queued, started or answered. */
+  managedAgentsCall: (sessionId: string, toolUseId: string) => `${PREFIX}ma-call:${sessionId}:${toolUseId}`,
 } as const

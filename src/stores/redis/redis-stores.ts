@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { type AuditLimits, DEFAULT_AUDIT_LIMITS, type StoreLimits, type Stores } from '../stores.js'
 import { createRedisAuditStore } from './redis-audit-store.js'
+import { createRedisCallJournal } from './redis-call-journal.js'
 import { createRedisEventStore } from './redis-event-store.js'
 import { createRedisIdempotencyStore } from './redis-idempotency-store.js'
 import { createRedisMcpSessionStore } from './redis-mcp-session-store.js'
@@ -62,6 +63,7 @@ export function createRedisStores(options: RedisStoresOptions) {
       maxRecords: options.auditMaxRecords ?? DEFAULT_AUDIT_LIMITS.auditMaxRecords,
     }),
     mcpSessions: createRedisMcpSessionStore({ redis }),
+    callJournal: createRedisCallJournal(redis),
   }
   const coordination: RedisRunCoordination = createRedisRunCoordination({
     redis,
