@@ -71,6 +71,7 @@ export const managedAgentsWorkerPlugin = fp(
         journal: app.stores.callJournal,
         runManager: app.runManager,
         sessions: app.sessions,
+        markStalled: (runId, since) => app.stores.runs.setStalled(runId, since),
         limits: app.config,
         log: app.log.child({ component: 'managed-agents' }),
       })

@@ -177,7 +177,7 @@ function managedAgentsHealth(worker: EnvironmentWorker | undefined) {
   if (worker === undefined) return {}
   const { sessions, leasesLost } = worker.status()
   const stalled = sessions
-    .filter((session) => session.stalledMs > STALLED_AFTER_MS)
+    .filter((session) => session.stalledMs >= STALLED_AFTER_MS)
     .map((session) => ({
       session_id: session.maSessionId,
       ...(session.runId === undefined ? {} : { run_id: session.runId }),

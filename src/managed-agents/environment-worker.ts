@@ -26,6 +26,8 @@ export type EnvironmentWorkerOptions = {
   sessions: Pick<SessionService, 'create'>
   limits: InputLimits
   log: Logger
+  /** Marks a stalled session's run in the run store (GET /v1/runs `stalled_since`). */
+  markStalled: (runId: string, since: string | undefined) => Promise<void>
 }
 
 /**
@@ -115,6 +117,8 @@ export function createEnvironmentWorker(options: EnvironmentWorkerOptions) {
         signal: AbortSignal.any([claim.signal, controller.signal]),
         lost: () => leaseEnd === 'lost',
         idleMs: options.idleMs,
+        stalledAfterMs: STALLED_AFTER_MS,
+        markStalled: options.markStalled,
       })
       active.set(work.id, server)
       const end = await server.serve()

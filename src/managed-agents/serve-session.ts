@@ -30,6 +30,10 @@ export type ServeSessionOptions = {
   lost: () => boolean
   /** How long a session whose turn ended is held with nothing to do. */
   idleMs: number
+  /** After this long with calls waited on and none running here, the session counts as stalled. */
+  stalledAfterMs: number
+  /** Shows the stall on the session's run in GET /v1/runs (`since` undefined: over). */
+  markStalled: (runId: string, since: string | undefined) => Promise<void>
 }
 
 export type SessionEnd = 'ended' | 'idle' | 'released'
@@ -57,6 +61,9 @@ export function createSessionServer(options: ServeSessionOptions) {
   /** Calls the session waits on (its last `requires_action`), and since when none ran here. */
   let waitedOn: string[] = []
   let stalledSince: number | undefined
+  let stallTimer: NodeJS.Timeout | undefined
+  /** The run marked stalled in the run store, until the stall is over. */
+  let markedRun: string | undefined
   let idleTimer: NodeJS.Timeout | undefined
   let end: SessionEnd = 'released'
   /** Set when the journal shows another claim holds this session's calls. */
@@ -108,6 +115,8 @@ export function createSessionServer(options: ServeSessionOptions) {
         if (isFinalRefusal(error) || options.signal.aborted) {
           log.error({ err: error, maSessionId, toolUseId }, 'a tool result was refused')
           inFlight.delete(toolUseId)
+          // The session still waits on this call and nothing here runs it: that is a stall.
+          noteProgress()
           return
         }
         await sleep(SEND_RETRY_MS[Math.min(attempt, SEND_RETRY_MS.length - 1)]!, options.signal)
@@ -202,9 +211,30 @@ export function createSessionServer(options: ServeSessionOptions) {
   function noteProgress() {
     const waiting = waitedOn.filter((id) => !answered.has(id) && !held.has(id))
     const stalled = waiting.length > 0 && waiting.every((id) => !inFlight.has(id))
-    if (!stalled) stalledSince = undefined
-    else stalledSince ??= Date.now()
+    if (!stalled) {
+      stalledSince = undefined
+      clearTimeout(stallTimer)
+      if (markedRun !== undefined) mark(markedRun, undefined)
+      markedRun = undefined
+    } else if (stalledSince === undefined) {
+      stalledSince = Date.now()
+      stallTimer = setTimeout(markRun, options.stalledAfterMs)
+      stallTimer.unref()
+    }
   }
+
+  /** Still stalled after the grace: the session's run says so in the runs list. */
+  function markRun() {
+    const runId = turns.runId
+    if (stalledSince === undefined || runId === undefined) return
+    markedRun = runId
+    mark(runId, new Date(stalledSince).toISOString())
+  }
+
+  const mark = (runId: string, since: string | undefined) =>
+    void options.markStalled(runId, since).catch((error: unknown) => {
+      log.error({ err: error, maSessionId, runId }, 'the stall mark of a run failed')
+    })
 
   function onHistory(events: readonly SessionEvent[]) {
     const open = new Set<string>()
@@ -250,6 +280,9 @@ export function createSessionServer(options: ServeSessionOptions) {
         await readSessionEvents(client, maSessionId, handle, { signal, log, onHistory })
       } finally {
         clearTimeout(idleTimer)
+        clearTimeout(stallTimer)
+        // What happens to the session next is another claim's to see: no mark outlives this one.
+        if (markedRun !== undefined) mark(markedRun, undefined)
         // Idle: nothing runs. A claim that ended stops the calls here with the service's texts; a
         // session that ended takes no more results, so what still runs for it is cancelled.
         if (end === 'idle') turns.endTurn()

@@ -5,6 +5,7 @@ export function matchesRunQuery(record: RunRecord, query: RunListQuery): boolean
   if (query.status !== undefined && record.status !== query.status) return false
   if (query.sessionId !== undefined && record.sessionId !== query.sessionId) return false
   if (query.hasOpenAsks !== undefined && (record.openAsks?.length ?? 0) > 0 !== query.hasOpenAsks) return false
+  if (query.stalled !== undefined && (record.stalledSince !== undefined) !== query.stalled) return false
   const created = Date.parse(record.createdAt)
   if (query.createdAfter !== undefined && created <= query.createdAfter) return false
   if (query.createdBefore !== undefined && created >= query.createdBefore) return false

@@ -43,6 +43,11 @@ export type RunRecord = {
   tools?: string[]
   /** Asks waiting for an answer now. */
   openAsks?: OpenAsk[]
+  /**
+   * Since when the Managed Agents session this run serves has waited on calls of ours with none
+   * running (docs/managed-agents.md#liveness); absent while it makes progress.
+   */
+  stalledSince?: string
   resume?: ResumeSpec
 }
 
@@ -52,6 +57,7 @@ export type RunListQuery = {
   status?: RunStatus
   sessionId?: string
   hasOpenAsks?: boolean
+  stalled?: boolean
   createdAfter?: number
   createdBefore?: number
   cursor?: RunCursor
@@ -80,6 +86,8 @@ export interface RunStore {
   appendToolUseId(runId: string, toolUseId: string, tool: string): Promise<void>
   /** The asks open now (replaces the previous list). */
   setOpenAsks(runId: string, asks: readonly OpenAsk[]): Promise<void>
+  /** Marks the run's Managed Agents session stalled since `since`, or clears the mark (undefined). */
+  setStalled(runId: string, since: string | undefined): Promise<void>
   /**
    * An answer given while no instance held the run (its instance lost, no survivor yet): the
    * instance that takes the run over applies it (docs/adr/0243-taking-over-a-waiting-run.md).

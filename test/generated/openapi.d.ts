@@ -804,6 +804,8 @@ export interface components {
             }[];
             run_id: string;
             session_id: string;
+            /** @description Worker mode: since when the Managed Agents session this run serves has waited on calls of ours with none running */
+            stalled_since?: string;
             /** @enum {string} */
             status: "running" | "completed" | "cancelled" | "lost";
             /** @description The distinct tool names of its blocks */
@@ -1304,6 +1306,8 @@ export interface operations {
                 session_id?: string;
                 /** @description true: only runs with asks waiting; false: only runs without */
                 has_open_asks?: string;
+                /** @description true: only runs whose Managed Agents session is stalled (worker mode); false: only the others */
+                stalled?: string;
                 created_after?: string;
                 created_before?: string;
                 /** @description `next_cursor` of the previous page */

@@ -2,7 +2,9 @@
 // asks wait for their confirmation, an interrupt cancels what runs, the journal stops a re-run,
 // a lost or stopped lease ends the claim (docs/managed-agents.md).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import type { Settings } from '../../src/config/settings-schema.js'
+import { buildTool } from '../../src/tool/build-tool.js'
 import { type ManagedAgentsDouble, startManagedAgentsDouble } from '../helpers/managed-agents/index.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 
@@ -17,8 +19,24 @@ afterEach(async () => {
   await double.close()
 })
 
+/** A tool whose result the API refuses (an image without data): the session waits on it for ever. */
+const refusedImage = buildTool({
+  name: 'RefusedImage',
+  ruleFamily: 'none',
+  inputSchema: z.strictObject({}),
+  maxResultSizeChars: 1000,
+  description: async () => 'Returns an image with no data',
+  prompt: async () => 'Returns an image with no data',
+  isReadOnly: () => true,
+  call: async () => ({ data: '' }),
+  mapToolResult: () => ({
+    content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: '' } }],
+  }),
+})
+
 async function startWorker(env: Record<string, string> = {}, settings?: Settings) {
   return startTestServer({
+    extraTools: [refusedImage],
     ...(settings === undefined ? {} : { settings }),
     env: {
       TOOLEXEC_MANAGED_AGENTS_ENVIRONMENT: environment.id,
@@ -268,6 +286,33 @@ describe('events read again', () => {
     expect(existsSync(`${server.config.workspace}/ran`)).toBe(false)
     session.terminate()
   })
+
+  it('a session left waiting on a call of ours with none running shows as stalled in /readyz and the runs list', async () => {
+    const server = await startWorker()
+    const session = double.openSession(environment.id, { turns: [[{ name: 'RefusedImage', input: {} }]] })
+    const [call] = session.turnIds[0]!
+    // The API refuses the result, so the session waits on a call nothing here runs any more.
+    await session.waitForEvent((event) => event.type === 'session.status_idle')
+    const stalledRuns = async () => {
+      const page = (await (await fetch(`${server.baseUrl}/v1/runs?stalled=true`)).json()) as {
+        runs: Array<{ run_id: string; stalled_since?: string }>
+      }
+      return page.runs
+    }
+    let runs = await stalledRuns()
+    while (runs.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      runs = await stalledRuns()
+    }
+    expect(session.refusedResults().map((attempt) => attempt.toolUseId)).toEqual([call])
+    expect(Date.parse(runs[0]!.stalled_since!)).not.toBeNaN()
+    const ready = (await (await fetch(`${server.baseUrl}/readyz`)).json()) as {
+      managed_agents: { stalled: Array<{ session_id: string }> }
+    }
+    expect(ready.managed_agents.stalled.map((entry) => entry.session_id)).toEqual([session.id])
+    const others = (await (await fetch(`${server.baseUrl}/v1/runs?stalled=false`)).json()) as { runs: unknown[] }
+    expect(others.runs).toEqual([])
+  }, 30_000)
 })
 
 async function restartDouble(leaseTtlSeconds: number) {

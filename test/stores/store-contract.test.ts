@@ -183,6 +183,22 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
     })
   })
 
+  it('marks a run stalled and clears the mark, and filters the list by it', async () => {
+    const r = id('r')
+    await stores.runs.create(run(r))
+    await stores.runs.setStalled(r, '2026-01-01T00:00:05.000Z')
+    expect((await stores.runs.get('acme', r))!.stalledSince).toBe('2026-01-01T00:00:05.000Z')
+    const stalled = await stores.runs.list({ tenant: 'acme', stalled: true, limit: 200 })
+    expect(stalled.records.map((record) => record.runId)).toContain(r)
+    await stores.runs.setStalled(r, undefined)
+    expect((await stores.runs.get('acme', r))!.stalledSince).toBeUndefined()
+    const after = await stores.runs.list({ tenant: 'acme', stalled: true, limit: 200 })
+    expect(after.records.map((record) => record.runId)).not.toContain(r)
+    // A mark for a run that is gone does not bring it back.
+    await stores.runs.setStalled(id('gone'), '2026-01-01T00:00:05.000Z')
+    expect(await stores.runs.get('acme', id('gone'))).toBeUndefined()
+  })
+
   it('lets exactly one of many concurrent claims win', async () => {
     const k = id('k')
     const claims = await Promise.all(

@@ -22,6 +22,12 @@ const RunSummarySchema = z
     mode: z.enum(['wait', 'async', 'stream']),
     tools: z.array(z.string()).describe('The distinct tool names of its blocks'),
     open_asks: z.array(OpenAskSchema).describe('Asks waiting for an answer now'),
+    stalled_since: z
+      .string()
+      .optional()
+      .describe(
+        'Worker mode: since when the Managed Agents session this run serves has waited on calls of ours with none running',
+      ),
     created_at: z.string(),
     finished_at: z.string().optional(),
     events_url: z.string(),
@@ -32,6 +38,10 @@ const ListRunsQuerySchema = z.object({
   status: RunStatusSchema.optional(),
   session_id: z.string().min(1).optional(),
   has_open_asks: z.stringbool().optional().describe('true: only runs with asks waiting; false: only runs without'),
+  stalled: z
+    .stringbool()
+    .optional()
+    .describe('true: only runs whose Managed Agents session is stalled (worker mode); false: only the others'),
   created_after: z.iso.datetime({ offset: true }).optional(),
   created_before: z.iso.datetime({ offset: true }).optional(),
   cursor: z.string().min(1).optional().describe('`next_cursor` of the previous page'),
@@ -45,6 +55,7 @@ const toSummary = (record: RunRecord) => ({
   mode: record.mode,
   tools: record.tools ?? [],
   open_asks: record.status === 'running' ? (record.openAsks ?? []) : [],
+  ...(record.stalledSince === undefined ? {} : { stalled_since: record.stalledSince }),
   created_at: record.createdAt,
   ...(record.finishedAt === undefined ? {} : { finished_at: record.finishedAt }),
   events_url: eventsUrl(record.runId),
@@ -76,6 +87,7 @@ export const listRunsRoutes: FastifyPluginAsyncZod = async (app) => {
         ...(query.status === undefined ? {} : { status: query.status }),
         ...(query.session_id === undefined ? {} : { sessionId: query.session_id }),
         ...(query.has_open_asks === undefined ? {} : { hasOpenAsks: query.has_open_asks }),
+        ...(query.stalled === undefined ? {} : { stalled: query.stalled }),
         ...(query.created_after === undefined ? {} : { createdAfter: Date.parse(query.created_after) }),
         ...(query.created_before === undefined ? {} : { createdBefore: Date.parse(query.created_before) }),
         ...(query.cursor === undefined ? {} : { cursor: decodeRunCursor(query.cursor) }),

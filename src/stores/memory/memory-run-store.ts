@@ -66,6 +66,12 @@ export function createMemoryRunStore({ maxRetainedRuns, onEvicted }: MemoryRunSt
       const record = runs.get(runId)
       if (record) record.openAsks = [...asks]
     },
+    async setStalled(runId, since) {
+      const record = runs.get(runId)
+      if (!record) return
+      if (since === undefined) delete record.stalledSince
+      else record.stalledSince = since
+    },
     async list(query) {
       // Insertion order is creation order: walked from the newest end.
       const all = [...runs.values()]

@@ -75,9 +75,12 @@ function recordOf(hash: Record<string, string>, tenant: string): RunRecord | und
     ...(hash.expiresAt === undefined ? {} : { expiresAt: Number(hash.expiresAt) }),
     ...(hash.cancelReason === 'shutdown' ? { cancelReason: 'shutdown' as const } : {}),
     ...(hash.openAsks === undefined ? {} : { openAsks: JSON.parse(hash.openAsks) as OpenAsk[] }),
+    ...(hash.stalledSince === undefined ? {} : { stalledSince: hash.stalledSince }),
     ...(hash.resume === undefined ? {} : { resume: JSON.parse(hash.resume) as ResumeSpec }),
   }
 }
+
+const SET_IF_EXISTS_SCRIPT = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end`
 
 const INDEX_MARGIN = 1000
 // Stored answers matter only until a survivor takes the run over, within a few leases.
@@ -180,6 +183,11 @@ export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRu
     },
     async setOpenAsks(runId, asks) {
       await redis.hset(redisKeys.run(runId), 'openAsks', JSON.stringify(asks))
+    },
+    async setStalled(runId, since) {
+      // Only on a run that still exists: a mark must not recreate an expired run's hash.
+      if (since === undefined) await redis.hdel(redisKeys.run(runId), 'stalledSince')
+      else await redis.eval(SET_IF_EXISTS_SCRIPT, 1, redisKeys.run(runId), 'stalledSince', since)
     },
     async list(query) {
       const key = redisKeys.runsOfTenant(query.tenant)
