@@ -105,7 +105,12 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     // (docs/adr/0390-warm-sandboxes.md); an aborted call never takes one.
     const warm =
       sandbox && options.warm && !signal.aborted
-        ? warmSandboxes.take(options.warm, sandbox, { cwd: options.cwd, env, command: options.command })
+        ? warmSandboxes.take(options.warm, sandbox, {
+            cwd: options.cwd,
+            env,
+            command: options.command,
+            binds: [...(options.sandbox?.writableDirectories ?? []), ...(options.sandbox?.readOnlyDirectories ?? [])],
+          })
         : undefined
     // Forked by the spawner process, off this event loop (docs/adr/0160-a-spawner-process-forks-bash.md).
     // Paced: an abort while the start waits its turn takes it out of the queue, unstarted

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs'
 import { commandLauncher } from './launch-command.js'
 import type { LaunchedCommand } from './launched-command.js'
 
@@ -43,6 +44,23 @@ type Launch = (
 ) => Promise<LaunchedCommand>
 
 const ownerKey = (owner: WarmOwner) => `${owner.tenant}\u0000${owner.sessionId}`
+
+/**
+ * Which directories the binds name now (device and inode): a directory removed and made again at
+ * the same path is another one, and a sandbox bound to the old one is not taken.
+ */
+function identities(directories: readonly string[]): string {
+  return directories
+    .map((directory) => {
+      try {
+        const { dev, ino } = statSync(directory)
+        return `${dev}:${ino}`
+      } catch {
+        return 'missing'
+      }
+    })
+    .join(',')
+}
 
 function killGroup(pid: number): void {
   try {
@@ -139,17 +157,17 @@ export function createWarmSandboxes(launch: Launch = (argv, options) => commandL
     },
     /**
      * A warm sandbox of this session built by exactly `argv` (bwrap and its arguments) with
-     * `env`, given `command` to run; undefined (a miss) when none is ready, and the pool then
+     * `env`, its `binds` the same directories as now, given `command` to run; undefined (a miss) when none is ready, and the pool then
      * fills for the next command. Either way the session's sandboxes of another layout go.
      */
     take(
       owner: WarmOwner,
       argv: readonly string[],
-      options: { cwd: string; env: Record<string, string>; command: string },
+      options: { cwd: string; env: Record<string, string>; command: string; binds: readonly string[] },
     ): LaunchedCommand | undefined {
       if (settings.perSession === 0) return undefined
       const sessionKey = ownerKey(owner)
-      const key = `${JSON.stringify(argv)}\u0000${JSON.stringify(options.env)}`
+      const key = `${JSON.stringify(argv)}\u0000${JSON.stringify(options.env)}\u0000${identities(options.binds)}`
       let pool = pools.get(sessionKey)
       if (pool && pool.key !== key) discardPool(sessionKey)
       pool = pools.get(sessionKey)

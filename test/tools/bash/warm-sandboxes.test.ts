@@ -2,7 +2,7 @@
 // takes a sandbox set up ahead for its own session's layout, never one used before, never one of
 // another session; an idle pool has no runnable process; bounds hold; off is the cold path.
 
-import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BashTool } from '../../../src/tools/bash/bash-tool.js'
@@ -152,6 +152,20 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
     expect(output(await bash(wider, `ls -d ${workspace.extra}`))).toBe(workspace.extra)
     expect(warmSandboxes.state()).toMatchObject({ hits, discarded: discarded + 2 })
     await vi.waitFor(() => expect(old.filter((pid) => processGroupExists(pid))).toEqual([]), REAL_PROCESS_WAIT)
+  })
+
+  it('a working directory made again at the same path is not the one a warm sandbox bound', async () => {
+    warmSandboxes.configure(ON)
+    const workspace = await useTestWorkspace()
+    const owner = { tenant: 'tenant-a', sessionId: 'session-1' }
+    await bash(context(workspace, owner), 'true')
+    await warmed(owner, 2)
+    await rm(workspace.cwd, { recursive: true })
+    await mkdir(workspace.cwd)
+    await writeFile(path.join(workspace.cwd, 'new.txt'), 'the new one')
+    const { hits, discarded } = warmSandboxes.state()
+    expect(output(await bash(context(workspace, owner), 'cat new.txt'))).toBe('the new one')
+    expect(warmSandboxes.state()).toMatchObject({ hits, discarded: discarded + 2 })
   })
 
   it('an idle pool has no runnable process: each waits in the kernel (state S)', async () => {
