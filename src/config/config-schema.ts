@@ -63,7 +63,7 @@ export const EnvSchema = z.object({
     .number()
     .int()
     .min(1000, 'must be at least 1000 (a second)')
-    .default(5 * MINUTE),
+    .default(2 * MINUTE),
   TOOLEXEC_BLOB_TTL_MS: milliseconds(24 * HOUR),
   TOOLEXEC_SESSION_IDLE_TTL_MS: milliseconds(HOUR),
   TOOLEXEC_RUN_TTL_MS: milliseconds(HOUR),

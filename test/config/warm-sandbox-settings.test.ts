@@ -5,13 +5,13 @@ import { loadConfig } from '../../src/config/load-config.js'
 import { ConfigError } from '../../src/errors/config-error.js'
 
 describe('TOOLEXEC_WARM_SANDBOXES…', () => {
-  it('defaults to 2 per session, 8 per tenant, 32 per instance, 5 minutes idle', () => {
-    expect(loadConfig({}).warmSandboxes).toEqual({ perSession: 2, perTenant: 8, perInstance: 32, idleMs: 300_000 })
+  it('defaults to 2 per session, 8 per tenant, 32 per instance, 2 minutes idle', () => {
+    expect(loadConfig({}).warmSandboxes).toEqual({ perSession: 2, perTenant: 8, perInstance: 32, idleMs: 120_000 })
   })
 
   it('0 turns the pool off whatever the other bounds say', () => {
     expect(loadConfig({ TOOLEXEC_WARM_SANDBOXES: '0', TOOLEXEC_WARM_SANDBOXES_PER_TENANT: '1' }).warmSandboxes).toEqual(
-      { perSession: 0, perTenant: 0, perInstance: 0, idleMs: 300_000 },
+      { perSession: 0, perTenant: 0, perInstance: 0, idleMs: 120_000 },
     )
   })
 
