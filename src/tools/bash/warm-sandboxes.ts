@@ -78,7 +78,7 @@ function killGroup(pid: number): void {
  * ever runs in a sandbox built for its own session's layout as it is now; another layout, the
  * session's end or its idleness discards them (their processes killed).
  */
-export function createWarmSandboxes(launch: Launch = (argv, options) => commandLauncher.launch(argv, options)) {
+function createWarmSandboxes(launch: Launch = (argv, options) => commandLauncher.launch(argv, options)) {
   let settings = OFF
   const pools = new Map<string, Pool>()
   const counts = { hits: 0, misses: 0, discarded: 0 }
@@ -211,8 +211,6 @@ export function createWarmSandboxes(launch: Launch = (argv, options) => commandL
     },
   }
 }
-
-export type WarmSandboxes = ReturnType<typeof createWarmSandboxes>
 
 /** The service's one pool: configured by plugins/sandbox.ts, used by every sandboxed Bash command. */
 export const warmSandboxes = createWarmSandboxes()
