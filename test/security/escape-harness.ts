@@ -91,13 +91,15 @@ export async function startEscapeServer(sandbox: 'bwrap' | 'off') {
   }
 
   /**
-   * With bubblewrap, a first Bash call in the session and its warm sandboxes set up, so that the
+   * With bubblewrap, two Bash calls in the session and its warm sandboxes set up, so that the
    * attempt that follows runs in one made ahead (docs/adr/0390-warm-sandboxes.md); off, nothing.
    */
   async function warm(session_id: string): Promise<void> {
     if (sandbox !== 'bwrap') return
     // Earlier attempts' sessions, never used again, would hold acme's whole warm budget until idle.
     warmSandboxes.discardAll()
+    // The second command of a session fills its pool.
+    await call(session_id, { name: 'Bash', input: { command: 'true' } })
     await call(session_id, { name: 'Bash', input: { command: 'true' } })
     await vi.waitFor(() => {
       if (warmSandboxes.pids({ tenant: 'acme', sessionId: session_id }).length === 0) throw new Error('not warm yet')

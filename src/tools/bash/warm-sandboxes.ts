@@ -36,7 +36,8 @@ const WARM_SCRIPT = `printf . >&3; IFS= read -r -d '' command || exit 125; exec 
 const WARM_SHELL = ['bash', '-c', WARM_SCRIPT, 'bash']
 
 type Entry = { launched?: LaunchedCommand; ready: boolean; gone: boolean }
-type Pool = { owner: WarmOwner; key: string; entries: Set<Entry>; idle?: NodeJS.Timeout }
+/** `calls`: the session's sandboxed commands so far, across layout changes. */
+type Pool = { owner: WarmOwner; key: string; entries: Set<Entry>; calls: number; idle?: NodeJS.Timeout }
 
 type Launch = (
   argv: readonly string[],
@@ -157,8 +158,8 @@ function createWarmSandboxes(launch: Launch = (argv, options) => commandLauncher
     },
     /**
      * A warm sandbox of this session built by exactly `argv` (bwrap and its arguments) with
-     * `env`, its `binds` the same directories as now, given `command` to run; undefined (a miss) when none is ready, and the pool then
-     * fills for the next command. Either way the session's sandboxes of another layout go.
+     * `env`, its `binds` the same directories as now, given `command` to run; undefined (a miss)
+     * when none is ready, and from the session's second command the pool then fills. Either way the session's sandboxes of another layout go.
      */
     take(
       owner: WarmOwner,
@@ -169,19 +170,23 @@ function createWarmSandboxes(launch: Launch = (argv, options) => commandLauncher
       const sessionKey = ownerKey(owner)
       const key = `${JSON.stringify(argv)}\u0000${JSON.stringify(options.env)}\u0000${identities(options.binds)}`
       let pool = pools.get(sessionKey)
+      const calls = (pool?.calls ?? 0) + 1
       if (pool && pool.key !== key) discardPool(sessionKey)
       pool = pools.get(sessionKey)
       if (!pool) {
-        pool = { owner, key, entries: new Set() }
+        pool = { owner, key, entries: new Set(), calls }
         pools.set(sessionKey, pool)
       }
+      pool.calls = calls
       keepAlive(pool, sessionKey)
       // A NUL cannot be in an argv: such a command goes the cold way, and fails as it does there.
       const entry = options.command.includes('\u0000')
         ? undefined
         : [...pool.entries].find((candidate) => candidate.ready && !candidate.gone)
       if (entry) pool.entries.delete(entry)
-      fill(pool, argv, options.cwd, options.env)
+      // From a session's second command on: a run without a session (its own, ended with it)
+      // that runs one command never leaves sandboxes nobody will take (docs/adr/0391).
+      if (calls >= 2) fill(pool, argv, options.cwd, options.env)
       const launched = entry?.launched
       if (!launched?.input) {
         counts.misses++
