@@ -223,9 +223,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
   const sandboxed = await startService(path.join(scratch, 'bwrap'), {
     TOOLEXEC_SANDBOX: 'bwrap',
     TOOLEXEC_WARM_SANDBOXES: '0',
-  }).catch(
-    (error: Error) => error,
-  )
+  }).catch((error: Error) => error)
   if (sandboxed instanceof Error) {
     console.log(`bubblewrap figure skipped: ${sandboxed.message}`)
   } else {
