@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs'
+import { WRAPPER_SHELL } from './containment.js'
 import { commandLauncher } from './launch-command.js'
 import type { LaunchedCommand } from './launched-command.js'
 
@@ -27,13 +28,16 @@ export type WarmOwner = { tenant: string; sessionId: string }
 const OFF: WarmSandboxSettings = { perSession: 0, perTenant: 0, perInstance: 0, idleMs: 0 }
 
 /**
- * The script of a warm sandbox (bash: `read -d ''` reads up to a NUL). It says on fd 3 that the
- * sandbox is set up, then blocks reading its command from stdin (no CPU while it waits), and runs
- * it exactly as a cold start does: `bash -c COMMAND`, stderr merged, fd 3 closed, stdin /dev/null.
- * A pipe closed without a whole command (a discard) runs nothing.
+ * The script of a warm sandbox, POSIX sh like the cold wrapper (docs/adr/0290-wrapper-shells-are-sh.md).
+ * It says on fd 3 that the sandbox is set up, then blocks reading its command from stdin (no CPU
+ * while it waits), line by line to the end the service makes by closing the pipe, keeping every
+ * byte (`IFS=`, `-r`, the last line without its newline), and runs it exactly as a cold start
+ * does: `bash -c COMMAND`, stderr merged, fd 3 closed, stdin /dev/null. A discarded sandbox is
+ * killed, never given an end.
  */
-const WARM_SCRIPT = `printf . >&3; IFS= read -r -d '' command || exit 125; exec bash -c "$command" 2>&1 3>&- </dev/null`
-const WARM_SHELL = ['bash', '-c', WARM_SCRIPT, 'bash']
+const WARM_SCRIPT =
+  'printf . >&3; c=; while IFS= read -r l; do c="$c$l\n"; done; c="$c$l"; exec bash -c "$c" 2>&1 3>&- </dev/null'
+const WARM_SHELL = [WRAPPER_SHELL, '-c', WARM_SCRIPT, 'sh']
 
 type Entry = { launched?: LaunchedCommand; ready: boolean; gone: boolean }
 /** `calls`: the session's sandboxed commands so far, across layout changes. */
@@ -193,7 +197,7 @@ function createWarmSandboxes(launch: Launch = (argv, options) => commandLauncher
         return undefined
       }
       counts.hits++
-      launched.input(`${options.command}\u0000`)
+      launched.input(options.command)
       return launched
     },
     /** The session's warm sandboxes go (the session was deleted). */
