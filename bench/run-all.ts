@@ -46,6 +46,7 @@ const benches: [script: string, args: string[]][] = [
   ['bench/event-subscribers.ts', ['100']],
   ['bench/bash-memory.ts', ['1000']],
   ['bench/tool-overhead.ts', ['--seconds', String(Number(duration) * 2)]],
+  ['bench/warm-sandboxes.ts', ['--seconds', duration]],
   ['bench/soak.ts', ['--seconds', soakSeconds]],
   ['bench/console-render.ts', ['1000', '2500']],
 ]

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import fp from 'fastify-plugin'
 import type { Tools } from '../src/tool/tool.js'
+import { warmSandboxes } from '../src/tools/bash/warm-sandboxes.js'
 import { createClientBashTool } from '../src/tools/client-bash/client-bash-tool.js'
 import { createShellRegistry } from '../src/tools/client-bash/shell-registry.js'
 import { createShellStateFiles } from '../src/tools/client-bash/shell-state.js'
@@ -100,6 +101,7 @@ export const clientToolsPlugin = fp<ClientToolsPluginOptions>(
       if (deleted.type !== 'session.deleted' || typeof deleted.tenant !== 'string') return
       if (typeof deleted.sessionId !== 'string') return
       void shells.end(deleted.tenant, deleted.sessionId).catch(() => undefined)
+      warmSandboxes.discardSession({ tenant: deleted.tenant, sessionId: deleted.sessionId })
     })
     app.addHook('onClose', async () => {
       clearInterval(timer)
@@ -110,6 +112,8 @@ export const clientToolsPlugin = fp<ClientToolsPluginOptions>(
     app.decorate('clientTools', tools)
     app.decorate('endClientToolState', async (tenant: string, sessionId: string) => {
       await shells.end(tenant, sessionId)
+      // Its warm sandboxes go too (docs/adr/0390-warm-sandboxes.md).
+      warmSandboxes.discardSession({ tenant, sessionId })
       // Its shell may live on another instance: every instance is told.
       await app.coordination?.announce({ type: 'session.deleted', tenant, sessionId }).catch(() => undefined)
       memorySessions.delete(`${tenant}\u0000${sessionId}`)

@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin'
 import { createHttpMetrics } from '../src/metrics/http-metrics.js'
 import { createRunMetrics } from '../src/metrics/run-metrics.js'
+import { registerWarmSandboxMetrics } from '../src/metrics/warm-sandbox-metrics.js'
+import { warmSandboxes } from '../src/tools/bash/warm-sandboxes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,6 +19,7 @@ export const metricsPlugin = fp(
   async (app) => {
     const metrics = createRunMetrics()
     const http = createHttpMetrics(metrics.registry)
+    registerWarmSandboxMetrics(metrics.registry, () => warmSandboxes.state())
     app.decorate('metrics', metrics)
     app.addHook('onResponse', (request, reply, done) => {
       // WebSocket upgrades stay open for the connection's life: their "duration" is not a request's.

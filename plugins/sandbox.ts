@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import { type BashAvailability, detectBashAvailability } from '../src/tools/bash/bash-availability.js'
 import { type Containment, detectContainment } from '../src/tools/bash/containment.js'
 import { commandLauncher } from '../src/tools/bash/launch-command.js'
+import { warmSandboxes } from '../src/tools/bash/warm-sandboxes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -36,6 +37,10 @@ export const sandboxPlugin = fp(
       // Each app of a process (tests build many) listens only while it lives.
       app.addHook('onClose', async () => stopListening())
     }
+    // Sandboxes ahead of demand only where Bash runs in bubblewrap (docs/adr/0390-warm-sandboxes.md).
+    const warm = availability.enabled && availability.sandbox === 'bwrap'
+    warmSandboxes.configure(warm ? app.config.warmSandboxes : { ...app.config.warmSandboxes, perSession: 0 })
+    app.addHook('onClose', async () => warmSandboxes.discardAll())
     app.decorate('sandbox', { ...availability, containment, containmentReason })
   },
   { name: 'sandbox', dependencies: ['config'] },

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { type EnvironmentWorker, STALLED_AFTER_MS } from '../src/managed-agents/environment-worker.js'
 import { probeWritable } from '../src/paths/probe-writable.js'
 import { commandLauncher, type ProcessesState } from '../src/tools/bash/launch-command.js'
+import { type WarmSandboxesState, warmSandboxes } from '../src/tools/bash/warm-sandboxes.js'
 import { jsonResponse } from './responses.js'
 import { McpServerStateSchema, toMcpServerStateBody } from './v1/mcp-server-schemas.js'
 
@@ -94,6 +95,26 @@ const ReadinessSchema = StatusSchema.extend({
     .describe(
       'How the commands (Bash, Grep) share the host with the service: a lower CPU priority and paced starts (docs/performance.md); never makes the service unready',
     ),
+  warm_sandboxes: z
+    .object({
+      per_session: z
+        .number()
+        .int()
+        .describe('Warm sandboxes a session keeps at most (TOOLEXEC_WARM_SANDBOXES; 0: off)'),
+      per_tenant: z.number().int().describe('At most, per tenant (TOOLEXEC_WARM_SANDBOXES_PER_TENANT)'),
+      max: z.number().int().describe('At most, on this instance (TOOLEXEC_WARM_SANDBOXES_MAX)'),
+      ready: z.number().int().describe('Set up and waiting for a command now'),
+      starting: z.number().int().describe('Being set up now'),
+      hits: z.number().int().describe('Sandboxed Bash commands that took a warm sandbox, since start'),
+      misses: z.number().int().describe('Sandboxed Bash commands that found none and started cold, since start'),
+      discarded: z
+        .number()
+        .int()
+        .describe('Warm sandboxes thrown away unused (session deleted or idle, layout changed), since start'),
+    })
+    .describe(
+      'Sandboxes set up ahead of demand, one per command and never reused (docs/performance.md#warm-sandboxes); never makes the service unready',
+    ),
 })
 
 /** Liveness and readiness probes; readiness fails while the server drains for shutdown. */
@@ -166,6 +187,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
         ...managedAgentsHealth(app.managedAgentsWorker),
         bash_containment: app.sandbox.containment,
         processes: processesBody(commandLauncher.processes()),
+        warm_sandboxes: warmBody(warmSandboxes.state()),
       }
       return reply.code(body.status === 'ready' ? 200 : 503).send(body)
     },
@@ -203,4 +225,14 @@ const processesBody = (state: ProcessesState) => ({
   max_starting: state.maxStarting,
   starting: state.starting,
   queued: state.queued,
+})
+const warmBody = (state: WarmSandboxesState) => ({
+  per_session: state.perSession,
+  per_tenant: state.perTenant,
+  max: state.perInstance,
+  ready: state.ready,
+  starting: state.starting,
+  hits: state.hits,
+  misses: state.misses,
+  discarded: state.discarded,
 })

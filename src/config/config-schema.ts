@@ -49,6 +49,21 @@ export const EnvSchema = z.object({
     .max(19, 'must be at most 19, the lowest CPU priority Linux has')
     .default(10),
   TOOLEXEC_MAX_STARTING_PROCESSES: z.coerce.number().int().min(1, 'must be at least 1').optional(),
+  // Sandboxes set up ahead of demand (docs/adr/0390-warm-sandboxes.md): per session (0: off),
+  // per tenant, per instance, and how long an unused session keeps them.
+  TOOLEXEC_WARM_SANDBOXES: z.coerce
+    .number()
+    .int()
+    .min(0, 'must be 0 (off) or more')
+    .max(16, 'must be at most 16: each waiting sandbox holds three processes')
+    .default(2),
+  TOOLEXEC_WARM_SANDBOXES_PER_TENANT: count(8),
+  TOOLEXEC_WARM_SANDBOXES_MAX: count(32),
+  TOOLEXEC_WARM_SANDBOXES_IDLE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000, 'must be at least 1000 (a second)')
+    .default(2 * MINUTE),
   TOOLEXEC_BLOB_TTL_MS: milliseconds(24 * HOUR),
   TOOLEXEC_SESSION_IDLE_TTL_MS: milliseconds(HOUR),
   TOOLEXEC_RUN_TTL_MS: milliseconds(HOUR),

@@ -14,6 +14,7 @@ import { checkUnique, parseApiKeys, readApiKeysFile } from './parse-api-keys.js'
 import { parseList } from './parse-list.js'
 import { parseSecretAdminTenants } from './parse-secret-admin-tenants.js'
 import { secretsFileOutsideTenantDirectories } from './secrets-file-location.js'
+import { warmSandboxSettings } from './warm-sandbox-settings.js'
 
 /**
  * The environment turned into the configuration every other module reads; relative paths
@@ -84,6 +85,8 @@ export function createConfigSchema(cwd: string) {
         nice: env.TOOLEXEC_PROCESS_NICE,
         maxStarting: env.TOOLEXEC_MAX_STARTING_PROCESSES ?? availableParallelism(),
       },
+      /** Sandboxes set up ahead of demand (docs/adr/0390-warm-sandboxes.md). */
+      warmSandboxes: warmSandboxSettings(env),
       blobTtlMs: env.TOOLEXEC_BLOB_TTL_MS,
       sessionIdleTtlMs: env.TOOLEXEC_SESSION_IDLE_TTL_MS,
       /** How long a finished run, its events and its idempotency key are kept. */

@@ -7,6 +7,7 @@ import type { SessionService } from '../sessions/session-service.js'
 import type { RunRecord } from '../stores/run-store.js'
 import type { SessionRecord } from '../stores/session-store.js'
 import type { Stores } from '../stores/stores.js'
+import { warmSandboxes } from '../tools/bash/warm-sandboxes.js'
 import type { RunEventWriter } from './run-event-writer.js'
 
 export type FinishingRun = {
@@ -44,6 +45,8 @@ export async function finishRun(
     expiresAt: finishedAt + run.runTtlMs,
     ...(outcome.cancelReason === undefined ? {} : { cancelReason: outcome.cancelReason }),
   }
+  // A run's own session ends with it, and so do its warm sandboxes (docs/adr/0391).
+  if (run.ephemeralSession) warmSandboxes.discardSession({ tenant: record.tenant, sessionId: session.sessionId })
   // The session is given back even if the record fails.
   const ended = await Promise.allSettled([
     run.stores.runs.complete(record.runId, final),

@@ -1070,6 +1070,25 @@ export interface operations {
                             stuck: string[];
                         };
                         status: string;
+                        /** @description Sandboxes set up ahead of demand, one per command and never reused (docs/performance.md#warm-sandboxes); never makes the service unready */
+                        warm_sandboxes: {
+                            /** @description Warm sandboxes thrown away unused (session deleted or idle, layout changed), since start */
+                            discarded: number;
+                            /** @description Sandboxed Bash commands that took a warm sandbox, since start */
+                            hits: number;
+                            /** @description At most, on this instance (TOOLEXEC_WARM_SANDBOXES_MAX) */
+                            max: number;
+                            /** @description Sandboxed Bash commands that found none and started cold, since start */
+                            misses: number;
+                            /** @description Warm sandboxes a session keeps at most (TOOLEXEC_WARM_SANDBOXES; 0: off) */
+                            per_session: number;
+                            /** @description At most, per tenant (TOOLEXEC_WARM_SANDBOXES_PER_TENANT) */
+                            per_tenant: number;
+                            /** @description Set up and waiting for a command now */
+                            ready: number;
+                            /** @description Being set up now */
+                            starting: number;
+                        };
                     };
                 };
             };
@@ -1169,6 +1188,25 @@ export interface operations {
                             stuck: string[];
                         };
                         status: string;
+                        /** @description Sandboxes set up ahead of demand, one per command and never reused (docs/performance.md#warm-sandboxes); never makes the service unready */
+                        warm_sandboxes: {
+                            /** @description Warm sandboxes thrown away unused (session deleted or idle, layout changed), since start */
+                            discarded: number;
+                            /** @description Sandboxed Bash commands that took a warm sandbox, since start */
+                            hits: number;
+                            /** @description At most, on this instance (TOOLEXEC_WARM_SANDBOXES_MAX) */
+                            max: number;
+                            /** @description Sandboxed Bash commands that found none and started cold, since start */
+                            misses: number;
+                            /** @description Warm sandboxes a session keeps at most (TOOLEXEC_WARM_SANDBOXES; 0: off) */
+                            per_session: number;
+                            /** @description At most, per tenant (TOOLEXEC_WARM_SANDBOXES_PER_TENANT) */
+                            per_tenant: number;
+                            /** @description Set up and waiting for a command now */
+                            ready: number;
+                            /** @description Being set up now */
+                            starting: number;
+                        };
                     };
                 };
             };

@@ -20,6 +20,8 @@ describe('operations', () => {
       audit: { store: { ok: true, written: 0, dropped: 0 } },
       bash_containment: expect.stringMatching(/^(pid-namespace|process-group)$/),
       processes: expect.objectContaining({ nice: expect.any(Number), max_starting: expect.any(Number) }),
+      // The test app runs without a sandbox: no warm sandboxes (docs/adr/0390-warm-sandboxes.md).
+      warm_sandboxes: expect.objectContaining({ per_session: 0, ready: 0, starting: 0 }),
     })
   })
 

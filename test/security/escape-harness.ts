@@ -2,6 +2,9 @@
 // tenant's secret, a secret on the host outside every workspace, and a leak detector.
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { vi } from 'vitest'
+import { warmSandboxes } from '../../src/tools/bash/warm-sandboxes.js'
+import { REAL_PROCESS_WAIT } from '../helpers/real-process-wait.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 import { createTestTools } from '../helpers/test-tools.js'
 
@@ -87,7 +90,23 @@ export async function startEscapeServer(sandbox: 'bwrap' | 'off') {
     return undefined
   }
 
-  return { ...server, tools, workspace, acme, globex, hostSecret, request, session, sessionId, call, leak }
+  /**
+   * With bubblewrap, two Bash calls in the session and its warm sandboxes set up, so that the
+   * attempt that follows runs in one made ahead (docs/adr/0390-warm-sandboxes.md); off, nothing.
+   */
+  async function warm(session_id: string): Promise<void> {
+    if (sandbox !== 'bwrap') return
+    // Earlier attempts' sessions, never used again, would hold acme's whole warm budget until idle.
+    warmSandboxes.discardAll()
+    // The second command of a session fills its pool.
+    await call(session_id, { name: 'Bash', input: { command: 'true' } })
+    await call(session_id, { name: 'Bash', input: { command: 'true' } })
+    await vi.waitFor(() => {
+      if (warmSandboxes.pids({ tenant: 'acme', sessionId: session_id }).length === 0) throw new Error('not warm yet')
+    }, REAL_PROCESS_WAIT)
+  }
+
+  return { ...server, tools, workspace, acme, globex, hostSecret, request, session, sessionId, call, leak, warm }
 }
 
 function stringsIn(value: unknown): string[] {

@@ -6,6 +6,7 @@
 import { mkdir, rm, stat, symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { warmSandboxes } from '../../src/tools/bash/warm-sandboxes.js'
 import { type EscapeServer, type Outcome, startEscapeServer, type ToolUse } from './escape-harness.js'
 
 type Attempt = {
@@ -19,12 +20,14 @@ type Attempt = {
 const long = `${'a'.repeat(300)}/x.txt`
 const veryLong = `${'abcdefgh/'.repeat(600)}x.txt`
 
-/** One call in a fresh session of acme (cwd = its root unless given). */
+/** One call in a fresh session of acme (cwd = its root unless given); Bash in a warm sandbox where there are. */
 const tool =
   (name: string, input: (s: EscapeServer) => Record<string, unknown>, session = {}): Attempt['run'] =>
   async (s) => {
     const given = input(s)
-    return { ...(await s.call(await s.sessionId(session), { name, input: given })), named: given }
+    const id = await s.sessionId(session)
+    if (name === 'Bash') await s.warm(id)
+    return { ...(await s.call(id, { name, input: given })), named: given }
   }
 
 /** A session body, answered as an outcome: a 201 for a path outside is the escape. */
@@ -47,6 +50,8 @@ const swapped =
     const directory = path.join(s.acme, name)
     await mkdir(directory)
     const id = await s.sessionId(field === 'cwd' ? { cwd: name } : { additional_directories: [name] })
+    // Its sandboxes made ahead bound `work` as it was: the swap must still be refused.
+    if (use(s, directory).name === 'Bash') await s.warm(id)
     await rm(directory, { recursive: true })
     await symlink(target(s), directory)
     return s.call(id, use(s, directory))
@@ -195,6 +200,7 @@ const attempts: Attempt[] = [
     run: async (s) => {
       await mkdir(path.join(s.acme, 'bash-swap'), { recursive: true })
       const a = await s.sessionId({ cwd: 'bash-swap' })
+      await s.warm(a)
       const b = await s.sessionId()
       await s.call(b, { name: 'Bash', input: { command: `rm -rf bash-swap && ln -s ${s.globex} bash-swap` } })
       return s.call(a, { name: 'Bash', input: { command: 'cat secret.txt' } })
@@ -309,7 +315,10 @@ for (const sandbox of ['bwrap', 'off'] as const) {
       await plantLinks(server)
     })
     afterAll(async () => {
-      console.log(`escape suite (sandbox ${sandbox}): ${attempts.length} attempts, ${failures.length} succeeded`)
+      const { hits } = warmSandboxes.state()
+      console.log(
+        `escape suite (sandbox ${sandbox}): ${attempts.length} attempts, ${failures.length} succeeded; warm sandbox hits so far ${hits}`,
+      )
       await server?.close()
     })
 

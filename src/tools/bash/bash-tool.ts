@@ -142,6 +142,7 @@ export const BashTool = buildTool({
       signal: context.abortSignal,
       output,
       sandbox,
+      warm: { tenant: context.tenant, sessionId: context.sessionId },
       ...(context.environment.containment ? { containment: context.environment.containment } : {}),
       ...(context.environment.commandEnvironment ? { env: context.environment.commandEnvironment } : {}),
     })

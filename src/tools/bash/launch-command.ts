@@ -21,6 +21,8 @@ type LaunchOptions = {
   signal?: AbortSignal | undefined
   /** The command writes a byte to fd 3 once under way (spawner-protocol.ts): its start lasts until then. */
   announcesStart?: boolean | undefined
+  /** Its stdin a pipe written once by `input` (a warm sandbox, docs/adr/0390-warm-sandboxes.md). */
+  takesInput?: boolean | undefined
 }
 
 /** How the commands share the host with the service (TOOLEXEC_PROCESS_NICE, TOOLEXEC_MAX_STARTING_PROCESSES). */
@@ -75,8 +77,14 @@ async function launchInProcess(
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdio: options.announcesStart ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+    stdio: [
+      options.takesInput ? 'pipe' : 'ignore',
+      'pipe',
+      'pipe',
+      ...(options.announcesStart ? ['pipe' as const] : []),
+    ],
   })
+  child.stdin?.on('error', () => undefined)
   // Listened for at once: `close` may come before anything awaits it.
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
   const closed = once(child, 'close').then(() => undefined)
@@ -91,7 +99,9 @@ async function launchInProcess(
   const priority = lowerPriority(child.pid, nice)
   const started = startAnnounced(child.stdio[3] as Readable | null | undefined, exited)
   const { stdout, stderr } = child as { stdout: Readable; stderr: Readable }
-  return { pid: child.pid, stdout, stderr, exited, closed, started, priority }
+  const stdin = child.stdin
+  const input = stdin ? { input: (data: string) => void stdin.end(data) } : {}
+  return { pid: child.pid, stdout, stderr, exited, closed, started, priority, ...input }
 }
 
 /** Resolves at the first byte on the announcing pipe, at its end, or at the exit, whichever comes first. */

@@ -18,6 +18,11 @@ export type LaunchedCommand = {
    * (`announcesStart`), else at once; at the latest when it exits. Paces the next start.
    */
   readonly started: Promise<void>
+  /**
+   * Started with `takesInput`: writes `data` to the command's stdin and closes it, once
+   * (a warm sandbox's command, docs/adr/0390-warm-sandboxes.md).
+   */
+  readonly input?: (data: string) => void
 }
 
 /**

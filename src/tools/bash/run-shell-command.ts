@@ -4,6 +4,7 @@ import { commandLauncher } from './launch-command.js'
 import type { LaunchedCommand } from './launched-command.js'
 import type { OutputCollector } from './output-collector.js'
 import { BWRAP_COMMAND, bubblewrapArguments, type SandboxLayout } from './sandbox.js'
+import { type WarmOwner, warmSandboxes } from './warm-sandboxes.js'
 
 export type ShellRunOptions = {
   command: string
@@ -18,6 +19,8 @@ export type ShellRunOptions = {
   env?: Readonly<Record<string, string>>
   /** Without a sandbox, what holds the command's processes (default `process-group`). */
   containment?: Containment
+  /** Sandboxed: the session whose warm sandboxes the command may take (docs/adr/0390-warm-sandboxes.md). */
+  warm?: WarmOwner
 }
 
 export type ShellRunResult = {
@@ -91,20 +94,28 @@ function signalExitCode(signal: NodeJS.Signals | null): number {
 export async function runShellCommand(options: ShellRunOptions): Promise<ShellRunResult> {
   const { output, signal } = options
   const shell = [WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', options.command]
-  const argv = options.sandbox
-    ? [BWRAP_COMMAND, ...bubblewrapArguments(options.sandbox), ...shell]
+  const sandbox = options.sandbox ? [BWRAP_COMMAND, ...bubblewrapArguments(options.sandbox)] : undefined
+  const argv = sandbox
+    ? [...sandbox, ...shell]
     : containedShellArgv(options.containment ?? 'process-group', MERGE_STDERR, options.command)
+  const env = options.env ?? commandEnvironment()
   let child: LaunchedCommand
   try {
+    // A sandbox already set up for this session's layout, else a cold start
+    // (docs/adr/0390-warm-sandboxes.md); an aborted call never takes one.
+    const warm =
+      sandbox && options.warm && !signal.aborted
+        ? warmSandboxes.take(options.warm, sandbox, {
+            cwd: options.cwd,
+            env,
+            command: options.command,
+            binds: [...(options.sandbox?.writableDirectories ?? []), ...(options.sandbox?.readOnlyDirectories ?? [])],
+          })
+        : undefined
     // Forked by the spawner process, off this event loop (docs/adr/0160-a-spawner-process-forks-bash.md).
     // Paced: an abort while the start waits its turn takes it out of the queue, unstarted
     // (docs/adr/0301-process-starts-are-paced.md).
-    child = await commandLauncher.launch(argv, {
-      cwd: options.cwd,
-      env: options.env ?? commandEnvironment(),
-      signal,
-      announcesStart: true,
-    })
+    child = warm ?? (await commandLauncher.launch(argv, { cwd: options.cwd, env, signal, announcesStart: true }))
   } catch (error) {
     output.destroy()
     throw error

@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { deferred } from '../../async/deferred.js'
 import { type LaunchedCommand, SpawnerStoppedError } from './launched-command.js'
-import type { SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
+import type { InputRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
 
 /** How long the spawner may take to start (a Node process, under load). */
 const READY_TIMEOUT_MS = 15_000
@@ -25,7 +25,12 @@ export type SpawnerConnection = {
   launch(
     file: string,
     args: string[],
-    options: { cwd: string; env: Record<string, string>; announcesStart?: boolean | undefined },
+    options: {
+      cwd: string
+      env: Record<string, string>
+      announcesStart?: boolean | undefined
+      takesInput?: boolean | undefined
+    },
   ): Promise<LaunchedCommand>
   /** Resolves, with what happened, once the spawner process is gone. */
   readonly stopped: Promise<string>
@@ -41,6 +46,7 @@ type Pending = {
   stderr: PassThrough
   stdout?: Socket | undefined
   exitSeen: boolean
+  takesInput: boolean
 }
 
 /**
@@ -147,6 +153,7 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
           exited: entry.exit.promise,
           closed,
           started: entry.started.promise,
+          ...(entry.takesInput ? { input: (data: string) => sendInput(message.id, data) } : {}),
         })
         entry.launched = undefined
         break
@@ -178,6 +185,14 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
     }
   })
 
+  const sendInput = (id: number, data: string) => {
+    if (gone !== undefined || !pending.has(id)) return
+    const request: InputRequest = { type: 'input', id, data }
+    child.send(request, (error) => {
+      if (error) child.kill('SIGKILL')
+    })
+  }
+
   let gone: string | undefined
   stopped.promise.then((reason) => {
     gone = reason
@@ -206,6 +221,7 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         started: deferred(),
         stderr: new PassThrough(),
         exitSeen: false,
+        takesInput: options.takesInput === true,
       }
       if (!options.announcesStart) entry.started.resolve()
       entry.timer = setTimeout(() => child.kill('SIGKILL'), LAUNCH_TIMEOUT_MS)
@@ -219,6 +235,7 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         cwd: options.cwd,
         env: options.env,
         ...(options.announcesStart ? { announcesStart: true } : {}),
+        ...(options.takesInput ? { takesInput: true } : {}),
       }
       child.send(request, (error) => {
         if (error) child.kill('SIGKILL')

@@ -12,7 +12,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
-import type { SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
+import type { InputRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
 
 const running = new Map<number, ChildProcess>()
 
@@ -54,7 +54,12 @@ function start(request: SpawnRequest): void {
       cwd: request.cwd,
       env: request.env,
       detached: true,
-      stdio: request.announcesStart ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+      stdio: [
+        request.takesInput ? 'pipe' : 'ignore',
+        'pipe',
+        'pipe',
+        ...(request.announcesStart ? ['pipe' as const] : []),
+      ],
     })
   } catch (error) {
     send({ type: 'spawn-error', id, error: failure(error as NodeJS.ErrnoException) })
@@ -67,6 +72,8 @@ function start(request: SpawnRequest): void {
     return
   }
   leaveUnread(stdout)
+  // A warm sandbox discarded, or gone before its command came: nothing to write to.
+  child.stdin?.on('error', () => undefined)
   running.set(id, child)
   send({ type: 'spawned', id, pid }, stdout)
   const announcer = child.stdio[3] as Readable | null | undefined
@@ -91,8 +98,9 @@ function start(request: SpawnRequest): void {
   })
 }
 
-process.on('message', (message: SpawnRequest) => {
+process.on('message', (message: SpawnRequest | InputRequest) => {
   if (message.type === 'spawn') start(message)
+  else if (message.type === 'input') running.get(message.id)?.stdin?.end(message.data)
 })
 
 // Its life is the service's: a process manager that signals every process of the service (systemd's

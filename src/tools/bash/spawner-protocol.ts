@@ -16,7 +16,15 @@ export type SpawnRequest = {
    * really take (docs/adr/0301-process-starts-are-paced.md). Without it, `started` is implied by `spawned`.
    */
   announcesStart?: boolean
+  /**
+   * Its stdin is a pipe the service writes once (`input`) and closes: a warm sandbox reads its
+   * command there (warm-sandboxes.ts, docs/adr/0390-warm-sandboxes.md). Otherwise stdin is /dev/null.
+   */
+  takesInput?: boolean
 }
+
+/** The one write to the stdin of a command started with `takesInput`, then the pipe's end. */
+export type InputRequest = { type: 'input'; id: number; data: string }
 
 /** What Node's spawn error carried, so the service rethrows the same text (`spawn bwrap ENOENT`). */
 export type SpawnFailure = { message: string; code?: string; errno?: number; syscall?: string; path?: string }

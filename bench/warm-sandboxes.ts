@@ -1,0 +1,174 @@
+/**
+ * Warm sandboxes (issue 23, goals 3 and 4; docs/adr/0390-warm-sandboxes.md), both against bare
+ * `bwrap … bash -c true` spawned from this process in the same run:
+ * - latency: Bash `true` through `POST /v1/runs`, one client in flight, with the pool at its
+ *   defaults, call by call in turn with the bare cold spawn (goal: p50 ≤ 0.5× the cold floor);
+ * - throughput: 16 clients in flight (16 sessions, as 16 agents), Bash `true` runs/s against
+ *   bare spawns/s at 16 in flight, in alternating phases so the host's load weighs on both
+ *   (goal ≥ 0.8×).
+ *
+ *   npx tsx bench/warm-sandboxes.ts [--seconds 5]
+ */
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
+import { jsonClient, summarise, timeSerially } from './lib/serial-latency.js'
+import { type ServerProcess, startService } from './lib/server-process.js'
+
+const BWRAP_FLOOR = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent']
+const CLIENTS = 16
+const ROUNDS = 3
+
+/** The cold floor: bare bubblewrap running `bash -c true`, until it exited and its pipes closed. */
+function bareSandbox(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    child.stdout.resume()
+    child.stderr.resume()
+    child.once('error', reject)
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`bwrap exited with ${code}`))))
+  })
+}
+
+/** A session allowed to run Bash, and a client running `true` in it (each answer checked). */
+async function bashClient(service: ServerProcess) {
+  const sessions = jsonClient(`${service.url}/v1/sessions`)
+  const { session_id } = JSON.parse(
+    await sessions.post(JSON.stringify({ cwd: 'bench', permissions: { allow: ['Bash'] } })),
+  ) as { session_id: string }
+  sessions.close()
+  const client = jsonClient(`${service.url}/v1/runs`)
+  const body = JSON.stringify({
+    session_id,
+    tool_uses: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'true' } }],
+  })
+  return {
+    async run() {
+      const answer = JSON.parse(await client.post(body)) as { results: { is_error?: boolean; content: unknown }[] }
+      const result = answer.results[0]
+      if (!result || result.is_error) throw new Error(`Bash failed: ${JSON.stringify(result?.content)}`)
+    },
+    close: client.close,
+  }
+}
+
+/** Completions per second of `loops` run side by side, each back to back, for `seconds`. */
+async function perSecond(loops: (() => Promise<void>)[], seconds: number): Promise<number> {
+  let done = 0
+  const until = performance.now() + seconds * 1000
+  const started = performance.now()
+  await Promise.all(
+    loops.map(async (run) => {
+      while (performance.now() < until) {
+        await run()
+        done += 1
+      }
+    }),
+  )
+  return done / ((performance.now() - started) / 1000)
+}
+
+async function warmState(service: ServerProcess): Promise<Record<string, number>> {
+  const readyz = (await (await fetch(`${service.url}/readyz`)).json()) as { warm_sandboxes?: Record<string, number> }
+  return readyz.warm_sandboxes ?? {}
+}
+
+export async function warmSandboxes(seconds: number): Promise<Figure[]> {
+  const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-warm-'))
+  const service = await startService(scratch, { TOOLEXEC_SANDBOX: 'bwrap' }).catch((error: Error) => error)
+  if (service instanceof Error) {
+    console.log(`warm sandbox figures skipped: ${service.message}`)
+    return []
+  }
+  const figures: Figure[] = []
+  try {
+    // Latency: the first call of the session fills its pool; then call by call with the floor.
+    const one = await bashClient(service)
+    for (const run of [bareSandbox, one.run]) await timeSerially(run, 0.5)
+    const before = await warmState(service)
+    const floor: number[] = []
+    const warm: number[] = []
+    const until = performance.now() + seconds * 1000
+    while (performance.now() < until) {
+      floor.push(...(await timeSerially(bareSandbox, 0)))
+      warm.push(...(await timeSerially(one.run, 0)))
+    }
+    const after = await warmState(service)
+    one.close()
+    const [service50, floor50] = [summarise(warm), summarise(floor)]
+    figures.push(
+      ratioFigure({
+        name: 'Bash `true`, bubblewrap, warm sandboxes: p50, one client in flight',
+        unit: 'ms',
+        value: service50.p50,
+        baselineName:
+          'bare cold `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent bash -c true`, p50',
+        baseline: floor50.p50,
+        goal: { atMost: 0.5 },
+        details: {
+          p99Ms: service50.p99,
+          calls: service50.requests,
+          floorP99Ms: floor50.p99,
+          floorRuns: floor50.requests,
+          hits: (after.hits ?? 0) - (before.hits ?? 0),
+          misses: (after.misses ?? 0) - (before.misses ?? 0),
+        },
+      }),
+    )
+
+    // Throughput: 16 in flight, bare and through the service in turn, ROUNDS times each.
+    const clients = await Promise.all(Array.from({ length: CLIENTS }, () => bashClient(service)))
+    await Promise.all(clients.map((client) => timeSerially(client.run, 0.3)))
+    const phase = Math.max(1, seconds / ROUNDS)
+    const bare: number[] = []
+    const runs: number[] = []
+    const start = await warmState(service)
+    for (let round = 0; round < ROUNDS; round += 1) {
+      bare.push(
+        await perSecond(
+          Array.from({ length: CLIENTS }, () => bareSandbox),
+          phase,
+        ),
+      )
+      runs.push(
+        await perSecond(
+          clients.map((client) => client.run),
+          phase,
+        ),
+      )
+    }
+    const end = await warmState(service)
+    for (const client of clients) client.close()
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
+    figures.push(
+      ratioFigure({
+        name: `Bash \`true\`, bubblewrap: runs/s, ${CLIENTS} clients in flight`,
+        unit: 'runs/s',
+        value: mean(runs),
+        baselineName: `bare \`bwrap … bash -c true\` spawns/s, ${CLIENTS} in flight`,
+        baseline: mean(bare),
+        goal: { atLeast: 0.8 },
+        details: {
+          phaseSeconds: phase,
+          rounds: ROUNDS,
+          runsPerSecond: runs.map(Math.round),
+          bareSpawnsPerSecond: bare.map(Math.round),
+          hits: (end.hits ?? 0) - (start.hits ?? 0),
+          misses: (end.misses ?? 0) - (start.misses ?? 0),
+        },
+      }),
+    )
+  } finally {
+    await service.stop()
+    await rm(scratch, { recursive: true, force: true })
+  }
+  return figures
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } })
+  emitFigures(await warmSandboxes(Number(values.seconds)))
+}
