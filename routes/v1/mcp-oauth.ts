@@ -17,8 +17,7 @@ function asApiError(error: unknown): unknown {
   return error
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`)
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`)
 
 /**
  * The OAuth authorization-code flow of remote MCP servers (docs/mcp.md#oauth): an admin starts

@@ -99,8 +99,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
   for (const [name, raw] of Object.entries(parseMcpServers(options.servers))) {
     const { config, missing } = expandServerConfig(raw, environment)
     const oauth = flows.forServer(name, config)
-    const configError =
-      missing.length > 0 ? `missing environment variables: ${missing.join(', ')}` : oauth?.configError
+    const configError = missing.length > 0 ? `missing environment variables: ${missing.join(', ')}` : oauth?.configError
     connections.push(
       createServerConnection({
         name,

@@ -55,7 +55,14 @@ export function createOAuthFlows(options: OAuthFlowsOptions) {
         return {
           configError: `grant "authorization_code" needs TOOLEXEC_PUBLIC_URL (or oauth.redirect_uri): the browser comes back to ${OAUTH_CALLBACK_PATH}`,
         }
-      const oauth = createServerOAuth({ server: name, serverUrl: config.url, settings, records, resolveSecret, redirectUrl })
+      const oauth = createServerOAuth({
+        server: name,
+        serverUrl: config.url,
+        settings,
+        records,
+        resolveSecret,
+        redirectUrl,
+      })
       servers.set(name, oauth)
       return { oauth }
     },

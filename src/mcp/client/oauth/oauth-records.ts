@@ -1,8 +1,8 @@
 import type { OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client'
 import type { ServiceRecords } from '../../../secrets/service-records.js'
 
-/** Tokens as stored: the SDK's, plus the absolute time they lapse (ms), computed when they were saved. */
-export type SavedTokens = StoredOAuthTokens & { expires_at?: number }
+/** Tokens as stored: the SDK's, plus when they were saved and when they lapse (ms since the epoch). */
+export type SavedTokens = StoredOAuthTokens & { saved_at?: number; expires_at?: number }
 
 /** An authorization an admin started and has not finished: bound to its `state` (ADR 0423). */
 export type PendingAuthorization = { server: string; verifier: string; started_at: number }

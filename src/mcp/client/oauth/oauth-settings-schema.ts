@@ -4,11 +4,14 @@ import { secretReferencesIn } from '../../../secrets/secret-references.js'
 export const OAUTH_GRANTS = ['client_credentials', 'private_key_jwt', 'authorization_code'] as const
 
 /** A value that must come from the secret store: exactly one `${secret:NAME}` and nothing else. */
+/** How the messages spell a reference (a constant, so no string holds a `${…}` by accident). */
+const REFERENCE = '`$' + '{secret:NAME}`'
+
 const SecretReferenceSchema = z
   .string()
   .refine(
     (value) => secretReferencesIn(value).length === 1 && /^\$\{secret:[^}]*\}$/.test(value),
-    'must be a `${secret:NAME}` reference: credentials live in the secret store (POST /v1/secrets), not in the settings file',
+    `must be a ${REFERENCE} reference: credentials live in the secret store (PUT /v1/secrets/NAME), not in the settings file`,
   )
 
 /**
@@ -35,9 +38,9 @@ export const OAuthSettingsSchema = z
     if (value.grant !== 'authorization_code' && value.client_id === undefined)
       refuse('client_id', `grant "${value.grant}" needs the client_id the authorization server registered`)
     if (value.grant === 'client_credentials' && value.client_secret === undefined)
-      refuse('client_secret', 'grant "client_credentials" needs client_secret (a `${secret:NAME}` reference)')
+      refuse('client_secret', `grant "client_credentials" needs client_secret (a ${REFERENCE} reference)`)
     if (value.grant === 'private_key_jwt' && value.private_key === undefined)
-      refuse('private_key', 'grant "private_key_jwt" needs private_key (a `${secret:NAME}` reference to a PEM key)')
+      refuse('private_key', `grant "private_key_jwt" needs private_key (a ${REFERENCE} reference to a PEM key)`)
     if (value.grant !== 'private_key_jwt' && value.private_key !== undefined)
       refuse('private_key', `private_key is used only by grant "private_key_jwt", not "${value.grant}"`)
     if (value.grant !== 'private_key_jwt' && value.algorithm !== undefined)

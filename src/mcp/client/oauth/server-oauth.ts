@@ -91,7 +91,10 @@ export function createServerOAuth(options: ServerOAuthOptions) {
             message: `the authorization server refused (${link.code}): ${link.message}; check client_id and the secret oauth.${settings.grant === 'private_key_jwt' ? 'private_key' : 'client_secret'} refers to`,
           }
         if (link instanceof AuthorizationServerMismatchError || link instanceof IssuerMismatchError)
-          return { status: 'unauthorized', message: `authorization server mismatch: ${link.message}; check oauth.issuer` }
+          return {
+            status: 'unauthorized',
+            message: `authorization server mismatch: ${link.message}; check oauth.issuer`,
+          }
         if (link instanceof SdkHttpError && (link.status === 401 || link.status === 403))
           return {
             status: 'unauthorized',
@@ -106,7 +109,9 @@ export function createServerOAuth(options: ServerOAuthOptions) {
     /** Starts an admin's authorization: the URL to open, its `state` bound to a pending record (ADR 0423). */
     async startAuthorization(): Promise<URL> {
       if (settings.grant !== 'authorization_code')
-        throw new TypeError(`MCP server "${server}" uses grant "${settings.grant}": there is nothing to authorize in a browser`)
+        throw new TypeError(
+          `MCP server "${server}" uses grant "${settings.grant}": there is nothing to authorize in a browser`,
+        )
       const state = randomBytes(32).toString('base64url')
       const flow: { state: string; verifier?: string; authorizationUrl?: URL } = { state }
       const interactive = new VaultOAuthProvider({ ...base, flow })

@@ -36,9 +36,9 @@ export type VaultOAuthProviderOptions = {
   now?: () => number
 }
 
-function refreshDue(tokens: SavedTokens, now: number, savedAt: number | undefined): boolean {
+function refreshDue(tokens: SavedTokens, now: number): boolean {
   if (tokens.expires_at === undefined) return false
-  const lifetime = savedAt === undefined ? MAX_REFRESH_LEAD_MS * 3 : tokens.expires_at - savedAt
+  const lifetime = tokens.expires_at - (tokens.saved_at ?? tokens.expires_at - MAX_REFRESH_LEAD_MS * 3)
   const lead = Math.min(MAX_REFRESH_LEAD_MS, lifetime / 3)
   return tokens.expires_at - now <= lead
 }
@@ -52,7 +52,6 @@ function refreshDue(tokens: SavedTokens, now: number, savedAt: number | undefine
  */
 export class VaultOAuthProvider implements OAuthClientProvider {
   private cached: SavedTokens | undefined
-  private cachedAt: number | undefined
   private loaded = false
   private releaseLock: (() => Promise<void>) | undefined
   private refreshing: Promise<void> | undefined
@@ -105,18 +104,25 @@ export class VaultOAuthProvider implements OAuthClientProvider {
 
   async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
     const { settings, records } = this.options
-    // A pre-registered client is the settings' (its secret read from the store each time); else the registration we made.
-    if (settings.client_id === undefined) return records.client()
+    const saved = await records.client()
+    // A registration we made is ours to keep; a pre-registered client is the settings' (its secret
+    // read from the store each time), bound to `oauth.issuer` or else to the first authorization
+    // server it was sent to (the SDK's issuer stamp, kept in the same record: ADR 0422).
+    if (settings.client_id === undefined) return saved
     const secret = settings.grant === 'private_key_jwt' ? undefined : await this.secret(settings.client_secret)
+    const issuer = settings.issuer ?? saved?.issuer
     return {
       client_id: settings.client_id,
       ...(secret === undefined ? {} : { client_secret: secret }),
-      ...(settings.issuer === undefined ? {} : { issuer: settings.issuer }),
+      ...(issuer === undefined ? {} : { issuer }),
     }
   }
 
   async saveClientInformation(client: StoredOAuthClientInformation): Promise<void> {
-    if (this.options.settings.client_id === undefined) await this.options.records.saveClient(client)
+    const { settings, records } = this.options
+    if (settings.client_id === undefined) await records.saveClient(client)
+    else if (client.issuer !== undefined)
+      await records.saveClient({ client_id: settings.client_id, issuer: client.issuer })
   }
 
   /** private_key_jwt: a fresh signed assertion per token request (RFC 7523), the key read from the store each time. */
@@ -145,7 +151,6 @@ export class VaultOAuthProvider implements OAuthClientProvider {
   private async stored(): Promise<SavedTokens | undefined> {
     if (!this.loaded) {
       this.cached = await this.options.records.tokens()
-      this.cachedAt = undefined
       this.loaded = true
     }
     return this.cached
@@ -163,7 +168,7 @@ export class VaultOAuthProvider implements OAuthClientProvider {
       return this.stored()
     }
     const tokens = await this.stored()
-    if (tokens !== undefined && refreshDue(tokens, this.now(), this.cachedAt)) {
+    if (tokens !== undefined && refreshDue(tokens, this.now())) {
       this.refreshing ??= this.refresh().finally(() => {
         this.refreshing = undefined
       })
@@ -206,11 +211,11 @@ export class VaultOAuthProvider implements OAuthClientProvider {
     const at = this.now()
     const saved: SavedTokens = {
       ...tokens,
+      saved_at: at,
       ...(tokens.expires_in === undefined ? {} : { expires_at: at + tokens.expires_in * 1000 }),
     }
     await this.options.records.saveTokens(saved)
     this.cached = saved
-    this.cachedAt = at
     this.loaded = true
     await this.unlock()
   }
