@@ -91,9 +91,19 @@ export async function startTestAuthorizationServer(
       await provider.interactionFinished(request, response, { login: { accountId: 'operator' } })
       return
     }
-    const params = details.params as { client_id: string; scope?: string; resource?: string }
-    const grant = new provider.Grant({ accountId: 'operator', clientId: params.client_id })
-    grant.addResourceScope(params.resource ?? options.resource(), params.scope ?? options.scopes)
+    // Consent to whatever is missing, as the operator would click it.
+    const params = details.params as { client_id: string }
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[]
+      missingResourceScopes?: { [resource: string]: string[] }
+    }
+    const grant = details.grantId
+      ? ((await provider.Grant.find(details.grantId)) ??
+        new provider.Grant({ accountId: 'operator', clientId: params.client_id }))
+      : new provider.Grant({ accountId: 'operator', clientId: params.client_id })
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '))
+    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(resource, scopes.join(' '))
     const grantId = await grant.save()
     await provider.interactionFinished(request, response, { consent: { grantId } }, { mergeWithLastSubmission: true })
   }
