@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
   type AddClientAuthentication,
@@ -20,6 +21,16 @@ const REFRESH_LOCK_TTL_MS = 15_000
 const LOCK_POLL_MS = 50
 
 const SECRET_NAME = /^\$\{secret:([^}]*)\}$/
+
+/** Set while this process runs a refresh it already holds the lock for. */
+const ownRefresh = new AsyncLocalStorage<true>()
+
+type HeldLock = {
+  release: () => Promise<void>
+  released: Promise<void>
+  markReleased: () => void
+  timer: NodeJS.Timeout
+}
 
 export type VaultOAuthProviderOptions = {
   server: string
@@ -53,7 +64,7 @@ function refreshDue(tokens: SavedTokens, now: number): boolean {
 export class VaultOAuthProvider implements OAuthClientProvider {
   private cached: SavedTokens | undefined
   private loaded = false
-  private releaseLock: (() => Promise<void>) | undefined
+  private held: HeldLock | undefined
   private refreshing: Promise<void> | undefined
   private readonly now: () => number
   private readonly stopListening: () => void
@@ -163,7 +174,7 @@ export class VaultOAuthProvider implements OAuthClientProvider {
    */
   async tokens(ctx?: { issuer: string }): Promise<StoredOAuthTokens | undefined> {
     if (ctx !== undefined) {
-      await this.lockForRefresh()
+      if (ownRefresh.getStore() === undefined) await this.lockForRefresh()
       this.loaded = false
       return this.stored()
     }
@@ -180,7 +191,12 @@ export class VaultOAuthProvider implements OAuthClientProvider {
 
   private async refresh(): Promise<void> {
     try {
-      await auth(this, { serverUrl: this.options.serverUrl })
+      await this.lockForRefresh()
+      // Another instance may have refreshed while this one waited for the lock.
+      this.loaded = false
+      const current = await this.stored()
+      if (current !== undefined && !refreshDue(current, this.now())) return
+      await ownRefresh.run(true, () => auth(this, { serverUrl: this.options.serverUrl }))
     } catch {
       // The request goes out with the old token; a 401 then runs the SDK's own recovery.
     } finally {
@@ -188,23 +204,33 @@ export class VaultOAuthProvider implements OAuthClientProvider {
     }
   }
 
+  /** One refresh at a time: first in this process, then across the instances sharing the store. */
   private async lockForRefresh(): Promise<void> {
-    if (this.releaseLock !== undefined) return
+    while (this.held !== undefined) await this.held.released
     const deadline = this.now() + REFRESH_LOCK_TTL_MS
-    while (this.now() < deadline) {
-      const release = await this.options.records.tryLock(REFRESH_LOCK_TTL_MS)
-      if (release !== undefined) {
-        this.releaseLock = release
-        return
-      }
+    let release = await this.options.records.tryLock(REFRESH_LOCK_TTL_MS)
+    while (release === undefined && this.now() < deadline) {
       await sleep(LOCK_POLL_MS)
+      release = await this.options.records.tryLock(REFRESH_LOCK_TTL_MS)
     }
+    // Past the deadline the holder is gone (its lock expired too): go ahead without one.
+    let markReleased = () => {}
+    const released = new Promise<void>((resolve) => {
+      markReleased = resolve
+    })
+    // A flow that failed between lock and save must not hold this process's waiters forever.
+    const timer = setTimeout(() => void this.unlock(), REFRESH_LOCK_TTL_MS)
+    timer.unref()
+    this.held = { release: release ?? (async () => {}), released, markReleased, timer }
   }
 
   private async unlock(): Promise<void> {
-    const release = this.releaseLock
-    this.releaseLock = undefined
-    await release?.()
+    const held = this.held
+    if (held === undefined) return
+    this.held = undefined
+    clearTimeout(held.timer)
+    await held.release().catch(() => {})
+    held.markReleased()
   }
 
   async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
