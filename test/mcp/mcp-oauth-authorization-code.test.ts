@@ -90,7 +90,7 @@ async function authorizeInBrowser(manager: McpManager) {
 
 describe('OAuth authorization code with PKCE', () => {
   it('waits for an admin, then connects with the tokens the browser flow got, and refreshes them', async () => {
-    const { as, mcp, vault, manager } = await setup(2)
+    const { as, mcp, vault, manager } = await setup(4)
     expect(manager.states()[0]).toMatchObject({ status: 'needs_authorization' })
     expect(manager.states()[0]?.lastError).toContain('POST /v1/mcp/servers/remote/authorize')
 
@@ -102,7 +102,7 @@ describe('OAuth authorization code with PKCE', () => {
     expect(manager.states()[0]).toMatchObject({ status: 'connected', toolCount: 1 })
     expect(as.grants).toContain('authorization_code')
 
-    // Calls until one goes out with a refreshed token (the access token lives 2 s).
+    // Calls until one goes out with a refreshed token (the access token lives 4 s).
     const whoami = findTool(manager.tools(), 'mcp__remote__whoami')
     const first = mcp.accepted.at(-1)?.token
     while (mcp.accepted.at(-1)?.token === first) {

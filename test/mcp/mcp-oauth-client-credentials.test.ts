@@ -133,7 +133,7 @@ describe('OAuth client credentials', () => {
   })
 
   it('gets a new token before the old one lapses', async () => {
-    const { mcp, vault } = await setup({ ttl: 2 })
+    const { mcp, vault } = await setup({ ttl: 4 })
     const servers = manager(vault, {
       remote: {
         type: 'http',

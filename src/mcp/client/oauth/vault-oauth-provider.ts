@@ -14,7 +14,10 @@ import type { SecretResolver } from '../resolve-server-secrets.js'
 import type { OAuthRecords, SavedTokens } from './oauth-records.js'
 import type { OAuthSettings } from './oauth-settings-schema.js'
 
-/** Never refresh earlier than this before expiry, nor later than a third of the token's life (ADR 0421). */
+/**
+ * Refresh this long before expiry, or half-way through a shorter token's life (ADR 0421): the
+ * margin covers clock skew and authorization servers that round `exp` down to the second.
+ */
 const MAX_REFRESH_LEAD_MS = 60_000
 /** How long one instance may hold the refresh lock before another may take it. */
 const REFRESH_LOCK_TTL_MS = 15_000
@@ -49,8 +52,8 @@ export type VaultOAuthProviderOptions = {
 
 function refreshDue(tokens: SavedTokens, now: number): boolean {
   if (tokens.expires_at === undefined) return false
-  const lifetime = tokens.expires_at - (tokens.saved_at ?? tokens.expires_at - MAX_REFRESH_LEAD_MS * 3)
-  const lead = Math.min(MAX_REFRESH_LEAD_MS, lifetime / 3)
+  const lifetime = tokens.expires_at - (tokens.saved_at ?? tokens.expires_at - MAX_REFRESH_LEAD_MS * 2)
+  const lead = Math.min(MAX_REFRESH_LEAD_MS, lifetime / 2)
   return tokens.expires_at - now <= lead
 }
 
