@@ -121,27 +121,47 @@ function sampleInput(schema: { properties?: { [key: string]: { type?: unknown } 
   return input
 }
 
-let exitCode = 0
-try {
-  await manager.ready()
-  let status = await settled()
-  if (status === 'needs_authorization') {
-    await authorizeInBrowser()
-    status = await settled()
-  }
-  const state = manager.states()[0]
-  console.log(`server ${status}${state?.lastError ? `: ${state.lastError}` : ''}`)
-  if (status !== 'connected') exitCode = 1
+/** Calls each tool once; whether every call succeeded. */
+async function callEveryTool(): Promise<boolean> {
   const abort = new AbortController()
   // An MCP tool's call reads only the abort signal of its context (src/mcp/client/create-mcp-tool.ts).
   const toolContext = { abortSignal: abort.signal } as unknown as ToolUseContext
+  const parent = { role: 'assistant', content: [] } as never
+  let ok = true
   for (const tool of manager.tools()) {
-    const input = sampleInput(tool.inputJSONSchema as never)
-    const result = await tool.call(input, toolContext, async () => ({ behavior: 'allow' }), {
-      role: 'assistant',
-      content: [],
-    } as never)
-    console.log(`called ${tool.name}: ${JSON.stringify(result.data).slice(0, 200)}`)
+    try {
+      const input = sampleInput(tool.inputJSONSchema as never)
+      const result = await tool.call(input, toolContext, async () => ({ behavior: 'allow' }), parent)
+      console.log(`called ${tool.name}: ${JSON.stringify(result.data).slice(0, 200)}`)
+    } catch (error) {
+      console.log(`call of ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`)
+      ok = false
+    }
+  }
+  return ok
+}
+
+let exitCode = 0
+try {
+  await manager.ready()
+  // Up to three authorizations: a step-up (`insufficient_scope`) or a move to another
+  // authorization server sends the admin to the browser again.
+  let done = false
+  for (let round = 0; round < 4 && !done; round++) {
+    const status = await settled()
+    console.log(`server ${status}`)
+    if (status === 'needs_authorization' && round < 3) {
+      await authorizeInBrowser()
+      continue
+    }
+    if (status !== 'connected') break
+    done = await callEveryTool()
+    // A call refused for want of an authorization goes round again; any other failure ends it.
+    if (done || manager.states()[0]?.status !== 'needs_authorization') break
+  }
+  if (!done) {
+    console.log(manager.states()[0]?.lastError ?? '')
+    exitCode = 1
   }
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error))

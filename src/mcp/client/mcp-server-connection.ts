@@ -254,6 +254,14 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     try {
       return await callServerTool(current, toolName, input, callOptions, options.callTimeouts)
     } catch (error) {
+      // A token refused mid-call, or a step-up only an admin can grant: the state says so (ADR 0424).
+      const verdict = signal.aborted ? undefined : options.oauth?.classify(error)
+      if (verdict) {
+        lastError = verdict.message
+        setStatus(verdict.status)
+        logger.warn({ server: name, error: lastError }, 'MCP server call refused by OAuth')
+        throw new Error(`MCP server "${name}" refused the call to ${mcpToolName(name, toolName)}: ${verdict.message}`)
+      }
       // stdio losses arrive through onclose; an HTTP server only shows them as failed requests.
       if (config.type === 'http' && !signal.aborted && isTransportFailure(error)) {
         handleLoss(current, `request failed: ${messageOf(error)}`)
@@ -286,6 +294,12 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     // A settings error (a missing environment variable) stays until a restart; only connect failures retry.
     if (closed || options.configError !== undefined) return
     if (status !== 'failed' && status !== 'unauthorized' && status !== 'needs_authorization') return
+    // A client kept through a refused call (ADR 0424) gives way to one on the new tokens.
+    const old = client
+    client = undefined
+    void subscription?.close().catch(() => {})
+    subscription = undefined
+    void old?.close().catch(() => {})
     failures = 0
     setStatus('connecting')
     loop = connectLoop()

@@ -116,6 +116,8 @@ export function createServerOAuth(options: ServerOAuthOptions) {
       const flow: { state: string; verifier?: string; authorizationUrl?: URL } = { state }
       const interactive = new VaultOAuthProvider({ ...base, flow })
       try {
+        // Discovered afresh: the resource may have moved to another authorization server (SEP-2352).
+        await interactive.invalidateCredentials('discovery')
         const scope = neededScope ?? settings.scope
         await auth(interactive, { serverUrl, forceReauthorization: true, ...(scope ? { scope } : {}) })
       } finally {
