@@ -31,6 +31,9 @@ type Context = {
   signing_algorithm?: string
 }
 
+/** `${secret:NAME}` as the settings file spells it. */
+const ref = (name: string) => `\${secret:${name}}`
+
 const url = process.argv.at(-1) ?? ''
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? ''
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context
@@ -50,12 +53,12 @@ async function oauthSettings(): Promise<OAuthSettings | undefined> {
     return {
       grant: 'private_key_jwt',
       client_id: context.client_id ?? '',
-      private_key: '${secret:conformance-key}',
+      private_key: ref('conformance-key'),
       ...(context.signing_algorithm ? { algorithm: context.signing_algorithm } : {}),
     }
   }
   if (context.client_secret !== undefined) await vault.write('conformance-secret', context.client_secret, 'conformance')
-  const secret = context.client_secret === undefined ? {} : { client_secret: '${secret:conformance-secret}' }
+  const secret = context.client_secret === undefined ? {} : { client_secret: ref('conformance-secret') }
   if (scenario.startsWith('auth/client-credentials'))
     return { grant: 'client_credentials', client_id: context.client_id ?? '', ...secret }
   // Pre-registered when the scenario hands over a client, else dynamically registered.
