@@ -116,10 +116,17 @@ export function createServerOAuth(options: ServerOAuthOptions) {
       const flow: { state: string; verifier?: string; authorizationUrl?: URL } = { state }
       const interactive = new VaultOAuthProvider({ ...base, flow })
       try {
-        // Discovered afresh: the resource may have moved to another authorization server (SEP-2352).
+        // Discovered afresh: the resource may have moved to another authorization server (SEP-2352);
+        // the metadata URL a 401 challenge named is kept, as a server may publish it nowhere else.
+        const metadataUrl = (await records.discovery())?.resourceMetadataUrl
         await interactive.invalidateCredentials('discovery')
         const scope = neededScope ?? settings.scope
-        await auth(interactive, { serverUrl, forceReauthorization: true, ...(scope ? { scope } : {}) })
+        await auth(interactive, {
+          serverUrl,
+          forceReauthorization: true,
+          ...(scope ? { scope } : {}),
+          ...(metadataUrl ? { resourceMetadataUrl: new URL(metadataUrl) } : {}),
+        })
       } finally {
         interactive.close()
       }
