@@ -9,7 +9,7 @@ import type { SecretStore } from './secret-store.js'
  * pending authorizations: docs/adr/0420-oauth-tokens-in-the-vault.md). Their names carry a `:`,
  * which no secret name may, so `/v1/secrets` can neither list, read, write nor delete them.
  */
-export const SERVICE_RECORD_SEPARATOR = ':'
+const SERVICE_RECORD_SEPARATOR = ':'
 
 export function isServiceRecordName(name: string): boolean {
   return name.includes(SERVICE_RECORD_SEPARATOR)

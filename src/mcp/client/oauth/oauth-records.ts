@@ -22,7 +22,7 @@ export function oauthRecordNames(server: string) {
   }
 }
 
-export const pendingRecordName = (state: string) => `oauth-flow:${state}`
+const pendingRecordName = (state: string) => `oauth-flow:${state}`
 
 async function readJson<T>(records: ServiceRecords, name: string): Promise<T | undefined> {
   const text = await records.read(name)

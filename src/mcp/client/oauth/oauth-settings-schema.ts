@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { secretReferencesIn } from '../../../secrets/secret-references.js'
 
-export const OAUTH_GRANTS = ['client_credentials', 'private_key_jwt', 'authorization_code'] as const
+const OAUTH_GRANTS = ['client_credentials', 'private_key_jwt', 'authorization_code'] as const
 
 /** A value that must come from the secret store: exactly one `${secret:NAME}` and nothing else. */
 /** How the messages spell a reference (a constant, so no string holds a `${…}` by accident). */

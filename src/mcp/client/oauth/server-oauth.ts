@@ -14,7 +14,7 @@ import type { OAuthSettings } from './oauth-settings-schema.js'
 import { VaultOAuthProvider } from './vault-oauth-provider.js'
 
 /** How long an admin has between starting an authorization and the browser coming back (ADR 0423). */
-export const AUTHORIZATION_WINDOW_MS = 10 * 60_000
+const AUTHORIZATION_WINDOW_MS = 10 * 60_000
 
 export type OAuthStatus = { status: 'needs_authorization' | 'unauthorized'; message: string }
 
