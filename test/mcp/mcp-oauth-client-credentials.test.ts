@@ -4,6 +4,7 @@
 // the token in the vault and not in `GET /v1/secrets`' list, a refused secret as `unauthorized`,
 // a token refreshed before it lapses, and a step-up on `insufficient_scope`.
 import { randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMcpManager } from '../../src/mcp/client/mcp-manager.js'
 import { SecretKey } from '../../src/secrets/secret-key.js'
@@ -130,6 +131,12 @@ describe('OAuth client credentials', () => {
     expect(state?.lastError).toContain('oauth.client_secret')
     expect(state?.lastError).not.toContain('not-the-secret')
     expect(mcp.accepted).toEqual([])
+
+    // The admin writes the right value: the server tries again and connects.
+    vault.onWrite(() => servers.retryFailed())
+    await vault.write('wrong-secret', SECRET, 'ops')
+    while (servers.states()[0]?.status !== 'connected') await sleep(5)
+    expect(await runTool(findTool(servers.tools(), 'mcp__remote__whoami'), {})).toEqual({ content: 'client robot' })
   })
 
   it('gets a new token before the old one lapses', async () => {

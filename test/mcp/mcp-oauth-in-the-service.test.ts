@@ -27,6 +27,7 @@ describe.skipIf(redisSkipReason)('MCP OAuth in the service, on two instances', (
   let first: TestApp
   let second: TestApp
   let publicUrl: string
+  const lines: string[] = []
 
   beforeAll(async () => {
     redis = await startRedisServer()
@@ -62,7 +63,12 @@ describe.skipIf(redisSkipReason)('MCP OAuth in the service, on two instances', (
         },
       },
     }
-    first = await buildTestApp({ env, settings, lifetime: 'manual' })
+    first = await buildTestApp({
+      env: { ...env, LOG_LEVEL: 'debug' },
+      settings,
+      lifetime: 'manual',
+      logStream: { write: (line) => lines.push(line) },
+    })
     await first.app.listen({ host: '127.0.0.1', port })
     const { workspace, blobDir, memoryDir } = first.app.config
     second = await buildTestApp({
@@ -145,6 +151,20 @@ describe.skipIf(redisSkipReason)('MCP OAuth in the service, on two instances', (
     const token = mcp.accepted.at(-1)?.token ?? ''
     expect(token).not.toBe('')
     expect(JSON.stringify(stored)).not.toContain(token)
+
+    // Nothing of the grant in the first instance's log, the callback's request line included.
+    const tokens = JSON.parse(String(await first.app.secrets.internal.read('oauth:remote:tokens'))) as {
+      refresh_token: string
+    }
+    const log = lines.join('\n')
+    expect(log).toContain('MCP server authorized')
+    for (const value of [
+      token,
+      tokens.refresh_token,
+      landing.searchParams.get('code'),
+      landing.searchParams.get('state'),
+    ])
+      expect(log).not.toContain(String(value))
   })
 
   it('spends each rotating refresh token once while both instances call the server', async () => {
