@@ -212,11 +212,18 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     }
   }
 
-  function handleLoss(lost: Client, reason: string): void {
-    if (closed || client !== lost) return
+  /** Lets go of the current client and its subscription; returns the client, for the caller to close. */
+  function release(): Client | undefined {
+    const current = client
     client = undefined
     void subscription?.close().catch(() => {})
     subscription = undefined
+    return current
+  }
+
+  function handleLoss(lost: Client, reason: string): void {
+    if (closed || client !== lost) return
+    release()
     clearTimeout(stableTimer)
     void lost.close().catch(() => {})
     failures += 1
@@ -295,11 +302,9 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     if (closed || options.configError !== undefined) return
     if (status !== 'failed' && status !== 'unauthorized' && status !== 'needs_authorization') return
     // A client kept through a refused call (ADR 0424) gives way to one on the new tokens.
-    const old = client
-    client = undefined
-    void subscription?.close().catch(() => {})
-    subscription = undefined
-    void old?.close().catch(() => {})
+    void release()
+      ?.close()
+      .catch(() => {})
     failures = 0
     setStatus('connecting')
     loop = connectLoop()
@@ -310,9 +315,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     closed = true
     stopping.abort()
     clearTimeout(stableTimer)
-    const current = client
-    client = undefined
-    void subscription?.close().catch(() => {})
+    const current = release()
     statusChanged.notify()
     markSettled()
     await Promise.allSettled([loop, current?.close()])
