@@ -124,7 +124,7 @@ export class VaultOAuthProvider implements OAuthClientProvider {
     // server it was sent to (the SDK's issuer stamp, kept in the same record: ADR 0422).
     if (settings.client_id === undefined) return saved
     const secret = settings.grant === 'private_key_jwt' ? undefined : await this.secret(settings.client_secret)
-    const issuer = settings.issuer ?? saved?.issuer
+    const issuer = settings.issuer ?? (saved?.client_id === settings.client_id ? saved.issuer : undefined)
     return {
       client_id: settings.client_id,
       ...(secret === undefined ? {} : { client_secret: secret }),
@@ -134,9 +134,13 @@ export class VaultOAuthProvider implements OAuthClientProvider {
 
   async saveClientInformation(client: StoredOAuthClientInformation): Promise<void> {
     const { settings, records } = this.options
-    if (settings.client_id === undefined) await records.saveClient(client)
-    else if (client.issuer !== undefined)
-      await records.saveClient({ client_id: settings.client_id, issuer: client.issuer })
+    if (settings.client_id === undefined) return records.saveClient(client)
+    // A pre-registered client is pinned once, to the first authorization server it was sent to;
+    // a registration the SDK made elsewhere (its issuer moved) is used but never re-pins it.
+    const saved = await records.client()
+    if (client.client_id !== settings.client_id || client.issuer === undefined) return
+    if (saved?.client_id === settings.client_id && saved.issuer !== undefined) return
+    await records.saveClient({ client_id: settings.client_id, issuer: client.issuer })
   }
 
   /** private_key_jwt: a fresh signed assertion per token request (RFC 7523), the key read from the store each time. */
@@ -285,6 +289,8 @@ export class VaultOAuthProvider implements OAuthClientProvider {
       await records.remove(records.names.tokens)
       this.cached = undefined
       this.loaded = true
+      // The SDK starts over next, reading tokens again: the lock this flow took must not hold it.
+      await this.unlock()
     }
     if ((scope === 'all' || scope === 'client') && this.options.settings.client_id === undefined)
       await records.remove(records.names.client)
