@@ -130,6 +130,21 @@ describe('OAuth authorization code with PKCE', () => {
     expect(manager.states()[0]).toMatchObject({ status: 'connected' })
   })
 
+  it('asks for the browser step again when the refresh token is revoked', async () => {
+    const { as, vault, manager } = await setup(4)
+    const up = connected(manager)
+    await manager.oauth.complete(await authorizeInBrowser(manager))
+    await up
+    const stored = JSON.parse(String(await vault.internal.read('oauth:remote:tokens'))) as { refresh_token: string }
+    await (await as.provider.RefreshToken.find(stored.refresh_token))?.destroy()
+    const whoami = findTool(manager.tools(), 'mcp__remote__whoami')
+    // Calls until the refresh is due and refused: the result then says what an admin must do.
+    let answer = await runTool(whoami, {}).catch((error: Error) => error.message)
+    while (typeof answer !== 'string') answer = await runTool(whoami, {}).catch((error: Error) => error.message)
+    expect(answer).toContain('POST /v1/mcp/servers/remote/authorize')
+    expect(manager.states()[0]).toMatchObject({ status: 'needs_authorization' })
+  })
+
   it('refuses to start a browser flow for a server that needs none', async () => {
     const { manager } = await setup()
     await expect(manager.oauth.authorize('nope')).rejects.toThrow('No MCP server is named "nope"')
