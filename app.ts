@@ -36,6 +36,7 @@ import { mcpRoutes } from './routes/mcp.js'
 import { metricsRoutes } from './routes/metrics.js'
 import { auditRoutes } from './routes/v1/audit.js'
 import { blobsRoutes } from './routes/v1/blobs.js'
+import { mcpOAuthRoutes } from './routes/v1/mcp-oauth.js'
 import { mcpServersRoutes } from './routes/v1/mcp-servers.js'
 import { runControlRoutes } from './routes/v1/runs/control.js'
 import { runEventsRoutes } from './routes/v1/runs/events.js'
@@ -158,6 +159,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}) {
   await app.register(toolsRoutes)
   await app.register(blobsRoutes)
   await app.register(mcpServersRoutes)
+  await app.register(mcpOAuthRoutes)
   await app.register(secretsRoutes)
   await app.register(mcpRoutes)
   if (config.console) await app.register(consoleRoutes, { directory: options.consoleDirectory })

@@ -20,8 +20,10 @@ declare module 'fastify' {
   }
 }
 
-// Operational endpoints stay reachable for probes, scrapers and people reading the docs.
-const PUBLIC_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json'])
+// Operational endpoints stay reachable for probes, scrapers and people reading the docs; the OAuth
+// callback is a browser's redirect, authenticated by the `state` an admin's key obtained
+// (docs/adr/0423-authorization-state.md).
+const PUBLIC_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/v1/mcp/oauth/callback'])
 
 /** The API docs and the console: pages holding no data, which ask for a key themselves. */
 const isPageRoute = (route: string) =>

@@ -3,6 +3,8 @@ import { SERVICE_INFO } from '../src/config/service-info.js'
 import { createMcpManager, type McpManager } from '../src/mcp/client/mcp-manager.js'
 import type { McpServerState } from '../src/mcp/client/mcp-server-state.js'
 import type { McpServersInput } from '../src/mcp/client/mcp-settings-schema.js'
+import { McpServerNotFoundError, OAuthCallbackError } from '../src/mcp/client/oauth/oauth-errors.js'
+import type { OAuthCallbackParams } from '../src/mcp/client/oauth/oauth-flows.js'
 import { rebuiltOnChange } from '../src/registry/rebuilt-on-change.js'
 import type { Tools } from '../src/tool/tool.js'
 
@@ -13,6 +15,10 @@ declare module 'fastify' {
       tools(): Tools
       states(): McpServerState[]
       onToolsChanged(listener: () => void): () => void
+      /** Starts the OAuth authorization of a server an admin completes in a browser (docs/mcp.md#oauth). */
+      authorize(name: string): Promise<URL>
+      /** The browser's return: finishes the authorization its `state` names, returns the server's name. */
+      completeAuthorization(params: OAuthCallbackParams): Promise<string>
     }
   }
 }
@@ -36,6 +42,8 @@ export const mcpServersPlugin = fp<McpServersPluginOptions>(
             clientInfo: SERVICE_INFO,
             logger: app.log,
             resolveSecret: (name) => app.secrets.resolve(name),
+            ...(app.secrets.configured ? { oauthRecords: app.secrets.internal } : {}),
+            publicUrl: app.config.publicUrl,
           })
         : undefined
     const fixed = options.tools ?? []
@@ -50,6 +58,14 @@ export const mcpServersPlugin = fp<McpServersPluginOptions>(
       tools,
       states: () => manager?.states() ?? [],
       onToolsChanged: (listener: () => void) => manager?.onToolsChanged(() => listener()) ?? (() => {}),
+      authorize: async (name: string) => {
+        if (manager === undefined) throw new McpServerNotFoundError(name)
+        return manager.oauth.authorize(name)
+      },
+      completeAuthorization: async (params: OAuthCallbackParams) => {
+        if (manager === undefined) throw new OAuthCallbackError('no MCP server is configured')
+        return manager.oauth.complete(params)
+      },
     })
     if (manager) {
       void manager

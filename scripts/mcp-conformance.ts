@@ -1,11 +1,13 @@
 /**
  * Runs the official MCP conformance suite's server scenarios (`@modelcontextprotocol/conformance`,
  * pinned in devDependencies) against a started toolexec, at 2026-07-28 and at 2025-11-25, and
- * prints pass/fail per scenario; then has the MCP Inspector CLI list and call our tools in both
- * eras. Exit status 1 when an applicable scenario or an Inspector step fails
- * (docs/adr/0343-mcp-conformance-outside-npm-test.md; CI runs it beside `test:lts`).
+ * prints pass/fail per scenario; then its client scenarios (OAuth included) against toolexec's
+ * MCP client (scripts/mcp-conformance-clients.ts); then has the MCP Inspector CLI list and call
+ * our tools in both eras. Exit status 1 when an applicable scenario or an Inspector step fails
+ * (docs/adr/0343-mcp-conformance-outside-npm-test.md, docs/adr/0425-conformance-client-scenarios.md;
+ * CI runs it beside `test:lts`).
  *
- *   npx tsx scripts/mcp-conformance.ts [--url http://host:port/mcp] [--keep-results DIR] [--no-inspector]
+ *   npx tsx scripts/mcp-conformance.ts [--url http://host:port/mcp] [--keep-results DIR] [--no-client] [--no-inspector]
  *
  * Without `--url` it starts `server.ts` on a free loopback port with temporary directories. The
  * suite needs Node 22 or later (it uses `fs.globSync`): on an older Node it runs under
@@ -19,6 +21,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { runClientScenarios } from './mcp-conformance-clients.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const SUITE = path.join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
@@ -228,6 +231,8 @@ async function main(): Promise<number> {
       const others = [...checks.keys()].filter((scenario) => !APPLICABLE[revision].includes(scenario)).sort()
       for (const scenario of others) console.log(`n/a   ${scenario}: ${reasonNotApplicable(scenario)}`)
     }
+    if (!process.argv.includes('--no-client'))
+      failed += await runClientScenarios(suiteCommand(), root, REVISIONS, results)
     if (!process.argv.includes('--no-inspector')) {
       console.log(`\n== MCP Inspector CLI (${INSPECTOR}) against ${url}`)
       failed += await runInspector(url)

@@ -1,13 +1,17 @@
 import { z } from 'zod'
-import type { McpServerState } from '../../src/mcp/client/mcp-server-state.js'
+import { MCP_SERVER_STATUSES, type McpServerState } from '../../src/mcp/client/mcp-server-state.js'
 
 export const McpServerStateSchema = z
   .object({
     name: z.string(),
     type: z.enum(['stdio', 'http']),
-    status: z.enum(['connecting', 'connected', 'failed', 'reconnecting']),
+    status: z
+      .enum(MCP_SERVER_STATUSES)
+      .describe(
+        '`needs_authorization`: an admin completes the OAuth authorization once (POST /v1/mcp/servers/{name}/authorize); `unauthorized`: the credentials or token were refused (`last_error` says what to fix)',
+      ),
     tool_count: z.number().int(),
-    last_error: z.string().optional(),
+    last_error: z.string().optional().describe('Why the last attempt failed, or what an admin must do'),
     connected_at: z.string().optional(),
     server_info: z.object({ name: z.string(), version: z.string() }).optional(),
     protocol_version: z.string().optional(),

@@ -2,12 +2,14 @@ import { badSecretReferences, secretReferencesIn } from '../secrets/secret-refer
 
 /**
  * Where `${secret:NAME}` may stand in the settings file (docs/adr/0332-secret-references.md):
- * values of an MCP server's `headers` and `env` and of an HTTP hook's `headers`. Anywhere else a
+ * values of an MCP server's `headers` and `env`, its `oauth.client_secret` and `oauth.private_key`
+ * (docs/adr/0422-oauth-settings.md), and of an HTTP hook's `headers`. Anywhere else a
  * value would show where it must not (a command line is readable by every user of the host, a
  * URL is logged), so a reference there is refused at load.
  */
 const ALLOWED_PATHS = [
   /^mcpServers\.[^.]+\.(headers|env)\.[^.]+$/,
+  /^mcpServers\.[^.]+\.oauth\.(client_secret|private_key)$/,
   /^hooks\.(PreToolUse|PostToolUse|PostToolUseFailure)\[\d+\]\.hooks\[\d+\]\.headers\.[^.]+$/,
 ]
 
@@ -32,7 +34,9 @@ export function secretReferenceProblems(settings: unknown, keyConfigured: boolea
     if (secretReferencesIn(text).length === 0) continue
     referenced = true
     if (!ALLOWED_PATHS.some((allowed) => allowed.test(path))) {
-      problems.push(`${path}: \${secret:…} may stand only in MCP servers' headers and env and HTTP hooks' headers`)
+      problems.push(
+        `${path}: \${secret:…} may stand only in MCP servers' headers, env, oauth.client_secret and oauth.private_key and HTTP hooks' headers`,
+      )
       continue
     }
     for (const line of badSecretReferences(text)) problems.push(`${path}: ${line}`)

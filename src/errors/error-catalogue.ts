@@ -20,6 +20,7 @@ export const ERROR_CATALOGUE = {
   invalid_permission_rule: { status: 400, title: 'Invalid permission rule' },
   session_rules_too_large: { status: 400, title: 'Session rules too large' },
   invalid_secret_name: { status: 400, title: 'Invalid secret name' },
+  oauth_callback_invalid: { status: 400, title: 'OAuth authorization response refused' },
   // Authentication and authorisation.
   unauthorized: { status: 401, title: 'Missing or unknown API key' },
   loopback_only: { status: 403, title: 'Only loopback clients are accepted' },
@@ -34,9 +35,11 @@ export const ERROR_CATALOGUE = {
   blob_not_found: { status: 404, title: 'Blob not found' },
   permission_request_not_found: { status: 404, title: 'Permission request not found' },
   secret_not_found: { status: 404, title: 'Secret not found' },
+  mcp_server_not_found: { status: 404, title: 'MCP server not found' },
   // Conflicts with the current state.
   idempotency_key_reused: { status: 409, title: 'Idempotency-Key reused with another body' },
   session_busy: { status: 409, title: 'Session has a run in progress' },
+  oauth_not_interactive: { status: 409, title: 'MCP server needs no browser authorization' },
   websocket_required: { status: 426, title: 'WebSocket upgrade required' },
   // Load: refused at once with Retry-After, never queued (docs/adr/0120-admission-control.md).
   tenant_over_capacity: { status: 429, title: 'Tenant over its share of the server' },

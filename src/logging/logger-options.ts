@@ -19,7 +19,7 @@ export type LineScrubber = { scrub(line: string): string }
 
 /**
  * The service's pino options: JSON lines at `level`, secrets redacted, and request URLs logged
- * without their `?access_token=` (browsers put the API key there, docs/api.md). With a scrubber,
+ * without their `?access_token=` (browsers put the API key there, docs/api.md) or an OAuth callback's `code` and `state`. With a scrubber,
  * each finished line is also cleaned of the secret values it knows, under whatever key they were
  * logged (docs/adr/0334-secret-values-scrubbed-from-logs.md).
  */
@@ -39,5 +39,6 @@ export function loggerOptions(level: string, stream?: LogStream, scrubber?: Line
 }
 
 function stripAccessToken(url: string): string {
-  return url.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]')
+  // `code` and `state` of the OAuth callback are one-use credentials too (docs/adr/0423-authorization-state.md).
+  return url.replace(/([?&](?:access_token|code|state)=)[^&]*/g, '$1[redacted]')
 }

@@ -28,5 +28,10 @@ export interface SecretStore {
    * writes included), where the backend can tell; absent, only this instance's writes are known.
    */
   onChange?(listener: (name: string) => void): () => void
+  /**
+   * Takes a lock named `name` shared by every instance on the store, expiring after `ttlMs`;
+   * undefined when held elsewhere. Absent, locks are per process (docs/adr/0421-one-refresh-at-a-time.md).
+   */
+  tryLock?(name: string, ttlMs: number): Promise<(() => Promise<void>) | undefined>
   close(): Promise<void>
 }

@@ -4,6 +4,7 @@ import type { SecretKey } from './secret-key.js'
 import { isSecretName, SECRET_NAME_RULE } from './secret-name.js'
 import type { SecretRedactor } from './secret-redactor.js'
 import type { SecretStore } from './secret-store.js'
+import { createServiceRecords, isServiceRecordName } from './service-records.js'
 
 /** A secret as the API lists it: never the value. */
 export type SecretInfo = { name: string; created_at: string; updated_at: string; updated_by: string }
@@ -59,17 +60,29 @@ export function createSecretVault(options: SecretVaultOptions) {
     },
 
     async list(): Promise<SecretInfo[]> {
-      return (await store.list()).map(({ sealed: _sealed, ...info }) => info)
+      // The service's own records (OAuth tokens) are not the admins' secrets: never listed (ADR 0420).
+      return (await store.list())
+        .filter((record) => !isServiceRecordName(record.name))
+        .map(({ sealed: _sealed, ...info }) => info)
     },
 
-    remove: (name: string): Promise<boolean> => store.delete(name),
+    remove: (name: string): Promise<boolean> => {
+      checkName(name)
+      return store.delete(name)
+    },
+
+    /** Records the service keeps for itself, sealed like secrets but out of the API's reach (ADR 0420). */
+    internal: createServiceRecords({ store, key: options.key, redactor, now }),
 
     /**
      * Told the name of each secret written: on any instance where the store can tell (Redis), else
      * on this one. Returns the unsubscribe function.
      */
     onWrite(listener: (name: string) => void): () => void {
-      if (store.onChange) return store.onChange(listener)
+      if (store.onChange)
+        return store.onChange((name) => {
+          if (!isServiceRecordName(name)) listener(name)
+        })
       writeListeners.add(listener)
       return () => writeListeners.delete(listener)
     },

@@ -36,7 +36,7 @@ describe('secret references in the settings', () => {
       },
       hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: `echo ${ref('c')}` }] }] },
     }
-    const elsewhere = `${ref('…')} may stand only in MCP servers' headers and env and HTTP hooks' headers`
+    const elsewhere = `${ref('…')} may stand only in MCP servers' headers, env, oauth.client_secret and oauth.private_key and HTTP hooks' headers`
     expect(secretReferenceProblems(settings, true)).toEqual([
       `mcpServers.s.command: ${elsewhere}`,
       `mcpServers.s.args[1]: ${elsewhere}`,

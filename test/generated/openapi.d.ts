@@ -85,6 +85,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the authorization server sends the browser back (not called by clients) */
+        get: operations["mcpOAuthCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mcp/servers": {
         parameters: {
             query?: never;
@@ -96,6 +113,26 @@ export interface paths {
         get: operations["listMcpServers"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp/servers/{name}/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an MCP server's OAuth authorization; open the returned URL in a browser
+         * @description For a server with `oauth.grant: "authorization_code"`. The URL is good for one use within 10 minutes; the authorization server then sends the browser to `/v1/mcp/oauth/callback`, which stores the tokens (encrypted, shared by every instance) and connects the server.
+         */
+        post: operations["authorizeMcpServer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -436,6 +473,7 @@ export interface components {
         };
         McpServerState: {
             connected_at?: string;
+            /** @description Why the last attempt failed, or what an admin must do */
             last_error?: string;
             name: string;
             protocol_version?: string;
@@ -443,8 +481,11 @@ export interface components {
                 name: string;
                 version: string;
             };
-            /** @enum {string} */
-            status: "connecting" | "connected" | "failed" | "reconnecting";
+            /**
+             * @description `needs_authorization`: an admin completes the OAuth authorization once (POST /v1/mcp/servers/{name}/authorize); `unauthorized`: the credentials or token were refused (`last_error` says what to fix)
+             * @enum {string}
+             */
+            status: "connecting" | "connected" | "failed" | "reconnecting" | "needs_authorization" | "unauthorized";
             tool_count: number;
             /** @enum {string} */
             type: "stdio" | "http";
@@ -546,7 +587,7 @@ export interface components {
              * @description Stable error code; see docs/api.md
              * @enum {string}
              */
-            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "permission_timeout_too_long" | "invalid_cursor" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "path_parameter_too_long" | "invalid_permission_rule" | "session_rules_too_large" | "invalid_secret_name" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "role_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "secret_not_found" | "idempotency_key_reused" | "session_busy" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "too_many_connections" | "too_many_sessions" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "store_unavailable" | "console_not_built" | "secrets_not_configured" | "internal_error";
+            code: "invalid_request" | "duplicate_tool_use_id" | "no_tool_uses" | "permission_timeout_too_long" | "invalid_cursor" | "too_many_blocks" | "input_too_large" | "input_too_deep" | "body_too_large" | "unsupported_media_type" | "path_outside_workspace" | "path_parameter_too_long" | "invalid_permission_rule" | "session_rules_too_large" | "invalid_secret_name" | "oauth_callback_invalid" | "unauthorized" | "loopback_only" | "host_forbidden" | "origin_forbidden" | "permission_mode_forbidden" | "role_forbidden" | "route_not_found" | "run_not_found" | "session_not_found" | "blob_not_found" | "permission_request_not_found" | "secret_not_found" | "mcp_server_not_found" | "idempotency_key_reused" | "session_busy" | "oauth_not_interactive" | "websocket_required" | "tenant_over_capacity" | "too_many_subscribers" | "too_many_connections" | "too_many_sessions" | "invalid_frame" | "frame_too_large" | "stream_not_started" | "stream_already_started" | "input_ended" | "shutting_down" | "server_at_capacity" | "store_unavailable" | "console_not_built" | "secrets_not_configured" | "internal_error";
             detail: string;
             /** @description invalid_request from schema validation: one entry per problem */
             errors?: {
@@ -1306,6 +1347,41 @@ export interface operations {
             };
         };
     };
+    mcpOAuthCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                iss?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Authorized: a page saying so */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listMcpServers: {
         parameters: {
             query?: never;
@@ -1328,6 +1404,68 @@ export interface operations {
             };
             /** @description Missing or unknown API key */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    authorizeMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server name in the settings file */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The URL to open */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The authorization server page to open in a browser */
+                        authorization_url: string;
+                    };
+                };
+            };
+            /** @description Missing or unknown API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or owned by another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

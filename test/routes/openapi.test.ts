@@ -42,6 +42,8 @@ describe('openapi', () => {
         'GET /v1/tools',
         'GET /v1/blobs/{blob_id}',
         'GET /v1/mcp/servers',
+        'POST /v1/mcp/servers/{name}/authorize',
+        'GET /v1/mcp/oauth/callback',
         'GET /v1/secrets',
         'PUT /v1/secrets/{name}',
         'DELETE /v1/secrets/{name}',

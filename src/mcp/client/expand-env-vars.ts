@@ -41,7 +41,14 @@ export function expandServerConfig(
   const protocol = config.protocol === undefined ? {} : { protocol: config.protocol }
   const expanded: McpServerConfig =
     config.type === 'http'
-      ? { type: 'http', url: expand(config.url), headers: expandMap(config.headers, environment, missing), ...protocol }
+      ? {
+          type: 'http',
+          url: expand(config.url),
+          headers: expandMap(config.headers, environment, missing),
+          ...protocol,
+          // Carried as written: its secrets are `${secret:NAME}` references, resolved at each token request.
+          ...(config.oauth === undefined ? {} : { oauth: config.oauth }),
+        }
       : {
           type: 'stdio',
           command: expand(config.command),

@@ -1,10 +1,12 @@
 import { type Logger, SILENT_LOGGER } from '../../logging/logger.js'
+import type { ServiceRecords } from '../../secrets/service-records.js'
 import type { AnyTool } from '../../tool/tool.js'
 import { type Environment, expandServerConfig } from './expand-env-vars.js'
 import type { CallTimeouts } from './mcp-errors.js'
 import { createServerConnection, type ServerConnection } from './mcp-server-connection.js'
 import type { McpServerState } from './mcp-server-state.js'
 import { type McpServersInput, parseMcpServers } from './mcp-settings-schema.js'
+import { createOAuthFlows, type OAuthFlows } from './oauth/oauth-flows.js'
 import type { SecretResolver } from './resolve-server-secrets.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js'
 
@@ -23,8 +25,12 @@ export type McpManagerOptions = {
   callTimeouts?: Partial<CallTimeouts>
   /** Where `${VAR}` in the settings is looked up; the process environment by default. */
   environment?: Environment
-  /** Where `${secret:NAME}` in headers and env is looked up, at each connection attempt. */
+  /** Where `${secret:NAME}` in headers, env and `oauth` is looked up, at each connection attempt. */
   resolveSecret?: SecretResolver
+  /** Where OAuth tokens live (the secret store's service records); without it `oauth` servers cannot start. */
+  oauthRecords?: ServiceRecords
+  /** The service's address as browsers reach it: the authorization-code redirect is `<publicUrl>/v1/mcp/oauth/callback`. */
+  publicUrl?: string | undefined
 }
 
 type McpToolsListener = (tools: readonly AnyTool[]) => void
@@ -39,6 +45,8 @@ export type McpManager = {
   onToolsChanged(listener: McpToolsListener): () => void
   /** Failed servers try again from scratch (a secret was written: docs/adr/0332-secret-references.md). */
   retryFailed(): void
+  /** The OAuth authorization-code flow an admin completes in a browser (docs/adr/0423-authorization-state.md). */
+  oauth: OAuthFlows
   close(): Promise<void>
 }
 
@@ -82,13 +90,22 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
   }
 
   const connections: ServerConnection[] = []
+  const flows = createOAuthFlows({
+    records: options.oauthRecords,
+    resolveSecret: options.resolveSecret,
+    publicUrl: options.publicUrl,
+    connection: (name) => connections.find((connection) => connection.name === name),
+  })
   for (const [name, raw] of Object.entries(parseMcpServers(options.servers))) {
     const { config, missing } = expandServerConfig(raw, environment)
+    const oauth = flows.forServer(name, config)
+    const configError = missing.length > 0 ? `missing environment variables: ${missing.join(', ')}` : oauth?.configError
     connections.push(
       createServerConnection({
         name,
         config,
-        ...(missing.length > 0 ? { configError: `missing environment variables: ${missing.join(', ')}` } : {}),
+        ...(configError === undefined ? {} : { configError }),
+        oauth: oauth?.oauth,
         resolveSecret: options.resolveSecret,
         clientInfo: { name: options.clientInfo.name, version: options.clientInfo.version },
         logger,
@@ -117,9 +134,11 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     retryFailed() {
       for (const connection of connections) connection.retryIfFailed()
     },
+    oauth: flows,
     async close() {
       closed = true
       listeners.clear()
+      flows.close()
       await Promise.all(connections.map((connection) => connection.close()))
     },
   }

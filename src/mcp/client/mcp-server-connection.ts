@@ -28,6 +28,7 @@ import { listServerTools, type ToolsSkipped, wrapServerTools } from './mcp-serve
 import type { McpServerConfig } from './mcp-settings-schema.js'
 import { mcpToolName } from './mcp-tool-name.js'
 import { createMcpTransport } from './mcp-transport.js'
+import type { ServerOAuth } from './oauth/server-oauth.js'
 import { versionNegotiation } from './protocol-revision.js'
 import { resolveServerSecrets, type SecretResolver } from './resolve-server-secrets.js'
 import { backoffDelay, type RetryPolicy } from './retry-policy.js'
@@ -46,6 +47,8 @@ export type ServerConnectionOptions = {
   callTimeouts: CallTimeouts
   /** Called whenever the tools this server contributes change. */
   onToolsChanged: () => void
+  /** An HTTP server's OAuth (docs/adr/0420-oauth-tokens-in-the-vault.md). */
+  oauth?: ServerOAuth | undefined
 }
 
 export type ServerConnection = McpToolCaller & {
@@ -54,7 +57,7 @@ export type ServerConnection = McpToolCaller & {
   tools(): readonly AnyTool[]
   /** Resolves once the first connection attempt has settled (connected, failed or closed). */
   readonly settled: Promise<void>
-  /** A failed server starts over with a fresh attempt budget (a secret it lacked was written); otherwise nothing. */
+  /** A failed or unauthorized server starts over with a fresh attempt budget (a secret was written, an admin authorized). */
   retryIfFailed(): void
   close(): Promise<void>
 }
@@ -95,7 +98,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
 
   function setStatus(next: McpServerStatus): void {
     status = next
-    if (next === 'connected' || next === 'failed') markSettled()
+    if (next !== 'connecting' && next !== 'reconnecting') markSettled()
     statusChanged.notify()
   }
 
@@ -107,10 +110,10 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     options.onToolsChanged()
   }
 
-  function fail(): void {
+  function fail(final: McpServerStatus = 'failed'): void {
     client = undefined
     setDefinitions([])
-    setStatus('failed')
+    setStatus(final)
     logger.error({ server: name, error: lastError }, 'MCP server failed; its tools are unavailable')
   }
 
@@ -131,6 +134,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
 
   async function connectOnce(): Promise<void> {
     stderrTail.length = 0
+    options.oauth?.beginAttempt()
     const next = new Client(options.clientInfo, {
       capabilities: {},
       versionNegotiation: versionNegotiation(config.protocol, options.connectTimeoutMs),
@@ -146,7 +150,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     try {
       const resolved = options.resolveSecret ? await resolveServerSecrets(config, options.resolveSecret) : config
       try {
-        await next.connect(createMcpTransport(resolved, rememberStderr), {
+        await next.connect(createMcpTransport(resolved, rememberStderr, options.oauth?.provider), {
           timeout: options.connectTimeoutMs,
           signal: stopping.signal,
           ...(skipProbe ? { prior: { kind: 'legacy' as const } } : {}),
@@ -193,6 +197,12 @@ export function createServerConnection(options: ServerConnectionOptions): Server
         if (closed) return
         failures += 1
         lastError = describeConnectError(error, stderrTail)
+        // Refused credentials and a missing authorization wait for an admin (docs/adr/0424-oauth-server-states.md).
+        const verdict = options.oauth?.classify(error)
+        if (verdict) {
+          lastError = verdict.message
+          return fail(verdict.status)
+        }
         if (isPermanentConnectError(error) || failures >= retry.maxAttempts) return fail()
         logger.warn({ server: name, attempt: failures, error: lastError }, 'MCP server connection failed; retrying')
         // Shutdown must not wait out a backoff: the abort ends the wait (its rejection is the
@@ -202,11 +212,18 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     }
   }
 
-  function handleLoss(lost: Client, reason: string): void {
-    if (closed || client !== lost) return
+  /** Lets go of the current client and its subscription; returns the client, for the caller to close. */
+  function release(): Client | undefined {
+    const current = client
     client = undefined
     void subscription?.close().catch(() => {})
     subscription = undefined
+    return current
+  }
+
+  function handleLoss(lost: Client, reason: string): void {
+    if (closed || client !== lost) return
+    release()
     clearTimeout(stableTimer)
     void lost.close().catch(() => {})
     failures += 1
@@ -226,7 +243,8 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     while (true) {
       if (client) return client
       if (closed) throw new Error(`MCP server "${name}" has been shut down`)
-      if (status === 'failed') throw new Error(`MCP server "${name}" is not available: ${lastError ?? 'failed'}`)
+      if (status !== 'connecting' && status !== 'reconnecting' && status !== 'connected')
+        throw new Error(`MCP server "${name}" is not available: ${lastError ?? status}`)
       if (signal.aborted) throw new Error(`Call cancelled while MCP server "${name}" was reconnecting`)
       await statusChanged.wait(signal)
     }
@@ -243,6 +261,14 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     try {
       return await callServerTool(current, toolName, input, callOptions, options.callTimeouts)
     } catch (error) {
+      // A token refused mid-call, or a step-up only an admin can grant: the state says so (ADR 0424).
+      const verdict = signal.aborted ? undefined : options.oauth?.classify(error)
+      if (verdict) {
+        lastError = verdict.message
+        setStatus(verdict.status)
+        logger.warn({ server: name, error: lastError }, 'MCP server call refused by OAuth')
+        throw new Error(`MCP server "${name}" refused the call to ${mcpToolName(name, toolName)}: ${verdict.message}`)
+      }
       // stdio losses arrive through onclose; an HTTP server only shows them as failed requests.
       if (config.type === 'http' && !signal.aborted && isTransportFailure(error)) {
         handleLoss(current, `request failed: ${messageOf(error)}`)
@@ -273,7 +299,12 @@ export function createServerConnection(options: ServerConnectionOptions): Server
 
   function retryIfFailed(): void {
     // A settings error (a missing environment variable) stays until a restart; only connect failures retry.
-    if (closed || status !== 'failed' || options.configError !== undefined) return
+    if (closed || options.configError !== undefined) return
+    if (status !== 'failed' && status !== 'unauthorized' && status !== 'needs_authorization') return
+    // A client kept through a refused call (ADR 0424) gives way to one on the new tokens.
+    void release()
+      ?.close()
+      .catch(() => {})
     failures = 0
     setStatus('connecting')
     loop = connectLoop()
@@ -284,9 +315,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     closed = true
     stopping.abort()
     clearTimeout(stableTimer)
-    const current = client
-    client = undefined
-    void subscription?.close().catch(() => {})
+    const current = release()
     statusChanged.notify()
     markSettled()
     await Promise.allSettled([loop, current?.close()])

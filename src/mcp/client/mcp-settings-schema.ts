@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { OAuthSettingsSchema } from './oauth/oauth-settings-schema.js'
 import { MCP_PROTOCOL_SETTINGS } from './protocol-revision.js'
 
 const StringMapSchema = z.record(z.string(), z.string())
@@ -19,13 +20,25 @@ const McpStdioServerSchema = z.strictObject({
   protocol: ProtocolSchema.optional(),
 })
 
-/** A remote server reached over Streamable HTTP. */
-const McpHttpServerSchema = z.strictObject({
-  type: z.literal('http'),
-  url: z.string().min(1, 'url must not be empty'),
-  headers: StringMapSchema.optional(),
-  protocol: ProtocolSchema.optional(),
-})
+/** A remote server reached over Streamable HTTP, optionally behind OAuth 2.1 (docs/adr/0422-oauth-settings.md). */
+const McpHttpServerSchema = z
+  .strictObject({
+    type: z.literal('http'),
+    url: z.string().min(1, 'url must not be empty'),
+    headers: StringMapSchema.optional(),
+    protocol: ProtocolSchema.optional(),
+    oauth: OAuthSettingsSchema.optional(),
+  })
+  .superRefine((value, context) => {
+    // The transport sets Authorization from the OAuth token: a static one could never be sent.
+    const fixed = Object.keys(value.headers ?? {}).find((name) => name.toLowerCase() === 'authorization')
+    if (value.oauth !== undefined && fixed !== undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['headers', fixed],
+        message: 'an Authorization header cannot be combined with `oauth`: the OAuth access token is sent instead',
+      })
+  })
 
 function withDefaultType(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value

@@ -1,4 +1,4 @@
-import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client'
+import { type OAuthClientProvider, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { McpServerConfig } from './mcp-settings-schema.js'
 
@@ -13,10 +13,16 @@ class InPlaceStdioTransport extends StdioClientTransport {}
  * A fresh transport for one connection attempt. A stdio server's stderr is piped (never
  * inherited) and handed over line by line: it goes to the debug log and explains failures.
  */
-export function createMcpTransport(config: McpServerConfig, onStderrLine: (line: string) => void): Transport {
+export function createMcpTransport(
+  config: McpServerConfig,
+  onStderrLine: (line: string) => void,
+  authProvider?: OAuthClientProvider,
+): Transport {
   if (config.type === 'http') {
+    // With an OAuth provider the SDK discovers, fetches, refreshes and steps up tokens itself (ADR 0420).
     return new StreamableHTTPClientTransport(new URL(config.url), {
       ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
+      ...(authProvider ? { authProvider } : {}),
     })
   }
   const transport = new InPlaceStdioTransport({

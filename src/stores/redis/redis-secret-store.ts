@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { SealedSecret, SecretStore } from '../../secrets/secret-store.js'
 import { redisKeys } from './redis-keys.js'
@@ -8,6 +9,9 @@ function throwFailed(replies: [error: Error | null, result: unknown][] | null): 
   if (failed) throw failed[0]
   return replies ?? []
 }
+
+/** Deletes the lock only while it is still the caller's: a lock that expired and was taken again stays. */
+const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
 
 /**
  * The deployment's secrets in one Redis hash, field = name, value = the sealed record's JSON, never
@@ -51,6 +55,14 @@ export function createRedisSecretStore(redis: Redis): SecretStore {
       return Object.values(all)
         .map((text) => JSON.parse(text) as SealedSecret)
         .sort((a, b) => a.name.localeCompare(b.name))
+    },
+    async tryLock(name, ttlMs) {
+      const key = `${redisKeys.secrets}:lock:${name}`
+      const token = randomUUID()
+      if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') return undefined
+      return async () => {
+        await redis.eval(RELEASE_LOCK, 1, key, token).catch(() => {})
+      }
     },
     onChange(listener) {
       listeners.add(listener)
