@@ -47,6 +47,7 @@ const benches: [script: string, args: string[]][] = [
   ['bench/bash-memory.ts', ['1000']],
   ['bench/tool-overhead.ts', ['--seconds', String(Number(duration) * 2)]],
   ['bench/warm-sandboxes.ts', ['--seconds', duration]],
+  ['bench/managed-agents.ts', ['--workers', 'sdk-reference,toolexec']],
   ['bench/soak.ts', ['--seconds', soakSeconds]],
   ['bench/console-render.ts', ['1000', '2500']],
 ]
