@@ -8,6 +8,7 @@ import type { InputLimits } from '../runs/run-request.js'
 import type { CallJournal } from '../stores/call-journal.js'
 import { isFinalRefusal, sleep } from './api-status.js'
 import { readSessionEvents, type SessionEvent } from './read-session-events.js'
+import { createStallWatch } from './stall-watch.js'
 import { type SessionContentBlock, toSessionContent } from './to-session-content.js'
 import { toToolUseBlock } from './to-tool-use-block.js'
 import { createTurnRuns } from './turn-runs.js'
@@ -60,15 +61,18 @@ export function createSessionServer(options: ServeSessionOptions) {
   const inFlight = new Map<string, string>()
   /** Calls the session waits on (its last `requires_action`), and since when none ran here. */
   let waitedOn: string[] = []
-  let stalledSince: number | undefined
-  let stallTimer: NodeJS.Timeout | undefined
-  /** The run marked stalled in the run store, until the stall is over. */
-  let markedRun: string | undefined
   let idleTimer: NodeJS.Timeout | undefined
   let end: SessionEnd = 'released'
   /** Set when the journal shows another claim holds this session's calls. */
   let taken = false
 
+  const stall = createStallWatch({
+    maSessionId,
+    stalledAfterMs: options.stalledAfterMs,
+    runId: () => turns.runId,
+    markStalled: options.markStalled,
+    log,
+  })
   const turns = createTurnRuns({
     runManager: options.runManager,
     tenant: options.tenant,
@@ -211,30 +215,8 @@ export function createSessionServer(options: ServeSessionOptions) {
   function noteProgress() {
     const waiting = waitedOn.filter((id) => !answered.has(id) && !held.has(id))
     const stalled = waiting.length > 0 && waiting.every((id) => !inFlight.has(id))
-    if (!stalled) {
-      stalledSince = undefined
-      clearTimeout(stallTimer)
-      if (markedRun !== undefined) mark(markedRun, undefined)
-      markedRun = undefined
-    } else if (stalledSince === undefined) {
-      stalledSince = Date.now()
-      stallTimer = setTimeout(markRun, options.stalledAfterMs)
-      stallTimer.unref()
-    }
+    stall.update(stalled)
   }
-
-  /** Still stalled after the grace: the session's run says so in the runs list. */
-  function markRun() {
-    const runId = turns.runId
-    if (stalledSince === undefined || runId === undefined) return
-    markedRun = runId
-    mark(runId, new Date(stalledSince).toISOString())
-  }
-
-  const mark = (runId: string, since: string | undefined) =>
-    void options.markStalled(runId, since).catch((error: unknown) => {
-      log.error({ err: error, maSessionId, runId }, 'the stall mark of a run failed')
-    })
 
   function onHistory(events: readonly SessionEvent[]) {
     const open = new Set<string>()
@@ -280,9 +262,7 @@ export function createSessionServer(options: ServeSessionOptions) {
         await readSessionEvents(client, maSessionId, handle, { signal, log, onHistory })
       } finally {
         clearTimeout(idleTimer)
-        clearTimeout(stallTimer)
-        // What happens to the session next is another claim's to see: no mark outlives this one.
-        if (markedRun !== undefined) mark(markedRun, undefined)
+        stall.stop()
         // Idle: nothing runs. A claim that ended stops the calls here with the service's texts; a
         // session that ended takes no more results, so what still runs for it is cancelled.
         if (end === 'idle') turns.endTurn()
@@ -297,7 +277,7 @@ export function createSessionServer(options: ServeSessionOptions) {
         runId: turns.runId,
         inFlight: inFlight.size,
         heldForConfirmation: held.size,
-        stalledMs: stalledSince === undefined ? 0 : now - stalledSince,
+        stalledMs: stall.stalledMs(now),
       }
     },
   }
