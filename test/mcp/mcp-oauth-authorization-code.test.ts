@@ -3,14 +3,10 @@
 // the admin's URL leads through login and consent back to the callback, the code is exchanged with
 // the verifier, tokens are refreshed (rotating refresh tokens) before they lapse, and a callback
 // with another issuer's `iss` (RFC 9207) or a spent `state` is refused.
-import { randomBytes } from 'node:crypto'
 import { setTimeout } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMcpManager, type McpManager } from '../../src/mcp/client/mcp-manager.js'
-import { SecretKey } from '../../src/secrets/secret-key.js'
-import { SecretRedactor } from '../../src/secrets/secret-redactor.js'
-import { createSecretVault } from '../../src/secrets/secret-vault.js'
-import { createMemorySecretStore } from '../../src/stores/memory/memory-secret-store.js'
+import { createMemoryVault } from '../helpers/memory-vault.js'
 import { startTestAuthorizationServer } from '../helpers/oauth-authorization-server.js'
 import { openInBrowser } from '../helpers/oauth-browser.js'
 import { type OAuthMcpServer, startOAuthMcpServer } from '../helpers/oauth-mcp-server.js'
@@ -44,11 +40,7 @@ async function setup(ttl = 300) {
   cleanups.push(as.close)
   mcp = await startOAuthMcpServer(as.issuer, ['mcp:read'])
   cleanups.push(mcp.close)
-  const vault = createSecretVault({
-    store: createMemorySecretStore(),
-    key: new SecretKey(randomBytes(32)),
-    redactor: new SecretRedactor(),
-  })
+  const vault = createMemoryVault()
   const manager = createMcpManager({
     servers: {
       remote: {

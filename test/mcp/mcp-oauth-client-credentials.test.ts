@@ -7,10 +7,8 @@ import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMcpManager } from '../../src/mcp/client/mcp-manager.js'
-import { SecretKey } from '../../src/secrets/secret-key.js'
-import { SecretRedactor } from '../../src/secrets/secret-redactor.js'
-import { createSecretVault } from '../../src/secrets/secret-vault.js'
-import { createMemorySecretStore } from '../../src/stores/memory/memory-secret-store.js'
+import type { createSecretVault } from '../../src/secrets/secret-vault.js'
+import { createMemoryVault } from '../helpers/memory-vault.js'
 import { clientSigningKey, startTestAuthorizationServer } from '../helpers/oauth-authorization-server.js'
 import { type OAuthMcpServer, startOAuthMcpServer } from '../helpers/oauth-mcp-server.js'
 import { CLIENT_INFO, findTool, runTool } from './mcp-test-helpers.js'
@@ -53,11 +51,7 @@ async function setup(options: { ttl?: number } = {}) {
   cleanups.push(as.close)
   mcp = await startOAuthMcpServer(as.issuer, ['mcp:read'])
   cleanups.push(mcp.close)
-  const vault = createSecretVault({
-    store: createMemorySecretStore(),
-    key: new SecretKey(randomBytes(32)),
-    redactor: new SecretRedactor(),
-  })
+  const vault = createMemoryVault()
   await vault.write('robot-secret', SECRET, 'ops')
   await vault.write('signer-key', signing.pem, 'ops')
   return { as, mcp, vault }

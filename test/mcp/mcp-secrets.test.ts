@@ -5,11 +5,8 @@
 import { randomBytes } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMcpManager } from '../../src/mcp/client/mcp-manager.js'
-import { SecretKey } from '../../src/secrets/secret-key.js'
-import { SecretRedactor } from '../../src/secrets/secret-redactor.js'
-import { createSecretVault } from '../../src/secrets/secret-vault.js'
-import { createMemorySecretStore } from '../../src/stores/memory/memory-secret-store.js'
 import { startGuardedMcpServer } from '../helpers/guarded-mcp-server.js'
+import { createMemoryVault } from '../helpers/memory-vault.js'
 import { CLIENT_INFO, EVERYTHING_SERVER, findTool, runTool } from './mcp-test-helpers.js'
 
 /** `${secret:NAME}` as the settings file spells it. */
@@ -22,19 +19,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-function newVault() {
-  return createSecretVault({
-    store: createMemorySecretStore(),
-    key: new SecretKey(randomBytes(32)),
-    redactor: new SecretRedactor(),
-  })
-}
-
 describe('secret references in MCP server settings', () => {
   it('fails a server whose secret is not stored, naming it, and connects once it is written', async () => {
     const fixture = await startGuardedMcpServer(TOKEN)
     cleanups.push(fixture.close)
-    const vault = newVault()
+    const vault = createMemoryVault()
     const manager = createMcpManager({
       servers: {
         remote: { type: 'http', url: fixture.url, headers: { Authorization: `Bearer ${ref('remote-token')}` } },
@@ -63,7 +52,7 @@ describe('secret references in MCP server settings', () => {
   })
 
   it("gives a stdio server the resolved env and none of the service's variables", async () => {
-    const vault = newVault()
+    const vault = createMemoryVault()
     await vault.write('stdio-token', TOKEN, 'ops')
     process.env.TOOLEXEC_SECRET_KEY = randomBytes(32).toString('base64')
     process.env.SERVICE_ONLY_CREDENTIAL = 'not-for-servers'
