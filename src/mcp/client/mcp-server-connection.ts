@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isDeepStrictEqual } from 'node:util'
-import {
-  type CallToolResult,
+import type {
+  CallToolResult,
   Client,
-  type Implementation,
-  type McpSubscription,
-  type Tool as McpToolDefinition,
+  Implementation,
+  McpSubscription,
+  Tool as McpToolDefinition,
 } from '@modelcontextprotocol/client'
 import { createSerialQueue } from '../../async/serial-queue.js'
 import type { Logger } from '../../logging/logger.js'
@@ -13,6 +13,7 @@ import type { AnyTool } from '../../tool/tool.js'
 import { callServerTool } from './call-server-tool.js'
 import { createChangeSignal } from './change-signal.js'
 import type { McpCallOptions, McpToolCaller } from './create-mcp-tool.js'
+import { createSdkClient } from './create-sdk-client.js'
 import { listenForToolChanges } from './listen-for-tool-changes.js'
 import {
   type CallTimeouts,
@@ -29,7 +30,6 @@ import type { McpServerConfig } from './mcp-settings-schema.js'
 import { mcpToolName } from './mcp-tool-name.js'
 import { createMcpTransport } from './mcp-transport.js'
 import type { ServerOAuth } from './oauth/server-oauth.js'
-import { versionNegotiation } from './protocol-revision.js'
 import { resolveServerSecrets, type SecretResolver } from './resolve-server-secrets.js'
 import { backoffDelay, type RetryPolicy } from './retry-policy.js'
 
@@ -135,14 +135,13 @@ export function createServerConnection(options: ServerConnectionOptions): Server
   async function connectOnce(): Promise<void> {
     stderrTail.length = 0
     options.oauth?.beginAttempt()
-    const next = new Client(options.clientInfo, {
-      capabilities: {},
-      versionNegotiation: versionNegotiation(config.protocol, options.connectTimeoutMs),
-    })
     const refreshes = createSerialQueue()
-    // One at a time: a burst of list_changed notifications yields ordered, complete refreshes.
-    next.setNotificationHandler('notifications/tools/list_changed', () => {
-      void refreshes.run(() => (client === next ? refreshTools(next) : undefined))
+    const next: Client = createSdkClient({
+      clientInfo: options.clientInfo,
+      protocol: config.protocol,
+      connectTimeoutMs: options.connectTimeoutMs,
+      // One at a time: a burst of list_changed notifications yields ordered, complete refreshes.
+      onToolsListChanged: () => void refreshes.run(() => (client === next ? refreshTools(next) : undefined)),
     })
     next.onerror = (error) => logger.debug({ server: name, error: error.message }, 'MCP transport error')
     next.onclose = () =>
