@@ -17,7 +17,7 @@ const NOT_APPLICABLE: Record<string, string> = {
   'auth/basic-cimd':
     'toolexec registers dynamically or uses a pre-registered client; it publishes no client ID metadata document',
   'elicitation-sep1034-client-defaults':
-    'toolexec declines every elicitation (nobody to ask: docs/adr/0426-mcp-client-declines-elicitation.md), so it fills in no defaults',
+    'toolexec cancels every elicitation (nobody to ask: docs/adr/0426-mcp-client-cancels-elicitation.md), so it fills in no defaults',
 }
 
 /** Extension scenarios (not in any revision's list) that issue 24 asks for. */
