@@ -5,7 +5,9 @@
  * It is toolexec's MCP client as the service runs it: the manager, its OAuth provider on a secret
  * vault (in memory here), and the admin's authorization-code step played by following the
  * authorization server's redirect, as a browser would, and handing the callback to the manager.
- * Then it lists the tools and calls each once.
+ * Then it lists the tools and calls each once: with the arguments the scenario hands over in
+ * MCP_CONFORMANCE_CONTEXT `toolCalls` when it does, and a schema-echo tool with the schema our
+ * client holds for the scenario's other tool (what json-schema-2020-12-preservation compares).
  *
  *   npx tsx scripts/mcp-conformance-client.ts <server-url>
  */
@@ -18,7 +20,7 @@ import { SecretKey } from '../src/secrets/secret-key.js'
 import { SecretRedactor } from '../src/secrets/secret-redactor.js'
 import { createSecretVault } from '../src/secrets/secret-vault.js'
 import { createMemorySecretStore } from '../src/stores/memory/memory-secret-store.js'
-import type { ToolUseContext } from '../src/tool/tool.js'
+import type { AnyTool, ToolUseContext } from '../src/tool/tool.js'
 
 const SERVER = 'conformance'
 /** Where the authorization server sends the browser back; nothing listens there: the redirect is read, not followed. */
@@ -29,7 +31,12 @@ type Context = {
   client_secret?: string
   private_key_pem?: string
   signing_algorithm?: string
+  /** The calls a scenario wants made, by the server's tool names, with their exact arguments. */
+  toolCalls?: { name: string; arguments?: { [key: string]: unknown } }[]
 }
+
+/** The scenario's tool that takes another tool's input schema back, verbatim, as `schema`. */
+const SCHEMA_ECHO = 'json_schema_echo'
 
 /** `${secret:NAME}` as the settings file spells it. */
 const ref = (name: string) => `\${secret:${name}}`
@@ -124,16 +131,33 @@ function sampleInput(schema: { properties?: { [key: string]: { type?: unknown } 
   return input
 }
 
-/** Calls each tool once; whether every call succeeded. */
+/** The calls to make: the scenario's own when it names them, else each tool once with sample arguments. */
+function plannedCalls(): { tool: AnyTool; input: { [key: string]: unknown } }[] {
+  const tools = manager.tools()
+  const byServerName = (name: string) => tools.find((tool) => tool.name === `mcp__${SERVER}__${name}`)
+  if (context.toolCalls !== undefined)
+    return context.toolCalls.flatMap((call) => {
+      const tool = byServerName(call.name)
+      return tool ? [{ tool, input: call.arguments ?? {} }] : []
+    })
+  const echo = byServerName(SCHEMA_ECHO)
+  const focal = tools.find((tool) => tool !== echo)
+  return tools.map((tool) =>
+    tool === echo && focal !== undefined
+      ? { tool, input: { schema: focal.inputJSONSchema } }
+      : { tool, input: sampleInput(tool.inputJSONSchema as never) },
+  )
+}
+
+/** Makes the planned calls; whether every call succeeded. */
 async function callEveryTool(): Promise<boolean> {
   const abort = new AbortController()
   // An MCP tool's call reads only the abort signal of its context (src/mcp/client/create-mcp-tool.ts).
   const toolContext = { abortSignal: abort.signal } as unknown as ToolUseContext
   const parent = { role: 'assistant', content: [] } as never
   let ok = true
-  for (const tool of manager.tools()) {
+  for (const { tool, input } of plannedCalls()) {
     try {
-      const input = sampleInput(tool.inputJSONSchema as never)
       const result = await tool.call(input, toolContext, async () => ({ behavior: 'allow' }), parent)
       console.log(`called ${tool.name}: ${JSON.stringify(result.data).slice(0, 200)}`)
     } catch (error) {

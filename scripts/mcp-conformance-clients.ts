@@ -2,7 +2,7 @@
  * The client half of `npm run mcp:conformance` (docs/adr/0425-conformance-client-scenarios.md):
  * the suite's client scenarios per revision, and the client-credentials extension scenarios,
  * each run against `scripts/mcp-conformance-client.ts` (toolexec's MCP client with its OAuth).
- * Prints PASS/FAIL per scenario that applies and `n/a` or `gap` with the reason for the others;
+ * Prints PASS/FAIL per scenario that applies and `n/a` with the reason for the others;
  * returns how many applicable scenarios failed.
  */
 import { execFile } from 'node:child_process'
@@ -16,14 +16,8 @@ type Check = { id: string; status: string; errorMessage?: string }
 const NOT_APPLICABLE: Record<string, string> = {
   'auth/basic-cimd':
     'toolexec registers dynamically or uses a pre-registered client; it publishes no client ID metadata document',
-  'elicitation-sep1034-client-defaults': 'toolexec answers no elicitation requests from servers',
-}
-
-/** Scenarios about the MCP client outside OAuth that toolexec does not pass yet, with why (not counted). */
-const GAPS: Record<string, string> = {
-  'sep-2322-client-request-state': "the client does not echo a server's multi-round-trip request state",
-  'http-custom-headers': 'x-mcp-header parameters: a null argument is sent as a header instead of left out',
-  'json-schema-2020-12-preservation': "the driver does not send a tool's schema back to json_schema_echo",
+  'elicitation-sep1034-client-defaults':
+    'toolexec cancels every elicitation (nobody to ask: docs/adr/0426-mcp-client-cancels-elicitation.md), so it fills in no defaults',
 }
 
 /** Extension scenarios (not in any revision's list) that issue 24 asks for. */
@@ -62,10 +56,10 @@ export async function runClientScenarios(
   const report = (label: string, checks: Map<string, Check[]>) => {
     console.log(`\n== client scenarios ${label}`)
     for (const [scenario, own] of [...checks].sort(([a], [b]) => a.localeCompare(b))) {
-      const why = NOT_APPLICABLE[scenario] ?? GAPS[scenario]
+      const why = NOT_APPLICABLE[scenario]
       const failures = own.filter((check) => check.status === 'FAILURE')
       if (why !== undefined) {
-        console.log(`${NOT_APPLICABLE[scenario] ? 'n/a ' : 'gap '}  ${scenario}: ${why}`)
+        console.log(`n/a   ${scenario}: ${why}`)
         continue
       }
       // A scenario that recorded no check did not run to its end.

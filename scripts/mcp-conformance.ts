@@ -8,6 +8,7 @@
  * CI runs it beside `test:lts`).
  *
  *   npx tsx scripts/mcp-conformance.ts [--url http://host:port/mcp] [--keep-results DIR] [--no-client] [--no-inspector]
+ *   npx tsx scripts/mcp-conformance.ts --client-only [--keep-results DIR]   (only the client scenarios: no service started)
  *
  * Without `--url` it starts `server.ts` on a free loopback port with temporary directories. The
  * suite needs Node 22 or later (it uses `fs.globSync`): on an older Node it runs under
@@ -205,12 +206,13 @@ async function main(): Promise<number> {
   }
   const given = argument('--url')
   const keep = argument('--keep-results')
-  const service = given === undefined ? await startToolexec() : undefined
-  const url = given ?? service!.url
+  const clientOnly = process.argv.includes('--client-only')
+  const service = given === undefined && !clientOnly ? await startToolexec() : undefined
+  const url = given ?? service?.url ?? ''
   const results = keep ?? mkdtempSync(path.join(tmpdir(), 'mcp-conformance-'))
   let failed = 0
   try {
-    for (const revision of REVISIONS) {
+    for (const revision of clientOnly ? [] : REVISIONS) {
       console.log(`\n== ${revision} against ${url}`)
       const checks = await runRevision(url, revision, path.join(results, revision))
       for (const scenario of APPLICABLE[revision]) {
@@ -233,7 +235,7 @@ async function main(): Promise<number> {
     }
     if (!process.argv.includes('--no-client'))
       failed += await runClientScenarios(suiteCommand(), root, REVISIONS, results)
-    if (!process.argv.includes('--no-inspector')) {
+    if (!clientOnly && !process.argv.includes('--no-inspector')) {
       console.log(`\n== MCP Inspector CLI (${INSPECTOR}) against ${url}`)
       failed += await runInspector(url)
     }

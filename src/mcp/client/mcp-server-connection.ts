@@ -1,37 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isDeepStrictEqual } from 'node:util'
-import {
-  type CallToolResult,
-  Client,
-  type Implementation,
-  type McpSubscription,
-  type Tool as McpToolDefinition,
-} from '@modelcontextprotocol/client'
+import type { Client, Implementation, McpSubscription, Tool as McpToolDefinition } from '@modelcontextprotocol/client'
 import { createSerialQueue } from '../../async/serial-queue.js'
 import type { Logger } from '../../logging/logger.js'
 import type { AnyTool } from '../../tool/tool.js'
-import { callServerTool } from './call-server-tool.js'
 import { createChangeSignal } from './change-signal.js'
-import type { McpCallOptions, McpToolCaller } from './create-mcp-tool.js'
+import type { McpToolCaller } from './create-mcp-tool.js'
+import { createSdkClient } from './create-sdk-client.js'
 import { listenForToolChanges } from './listen-for-tool-changes.js'
-import {
-  type CallTimeouts,
-  callError,
-  describeConnectError,
-  isPermanentConnectError,
-  isSessionGone,
-  isTransportFailure,
-  messageOf,
-} from './mcp-errors.js'
+import { type CallTimeouts, describeConnectError, isPermanentConnectError } from './mcp-errors.js'
 import type { McpServerState, McpServerStatus } from './mcp-server-state.js'
 import { listServerTools, type ToolsSkipped, wrapServerTools } from './mcp-server-tools.js'
 import type { McpServerConfig } from './mcp-settings-schema.js'
-import { mcpToolName } from './mcp-tool-name.js'
 import { createMcpTransport } from './mcp-transport.js'
 import type { ServerOAuth } from './oauth/server-oauth.js'
-import { versionNegotiation } from './protocol-revision.js'
 import { resolveServerSecrets, type SecretResolver } from './resolve-server-secrets.js'
 import { backoffDelay, type RetryPolicy } from './retry-policy.js'
+import { createServerToolCall } from './server-tool-call.js'
 
 export type ServerConnectionOptions = {
   name: string
@@ -94,6 +79,19 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     markSettled = resolve
   })
 
+  const callTool = createServerToolCall({
+    server: name,
+    type: config.type,
+    oauth: options.oauth,
+    timeouts: options.callTimeouts,
+    currentClient,
+    onRefused(verdict) {
+      lastError = verdict.message
+      setStatus(verdict.status)
+      logger.warn({ server: name, error: lastError }, 'MCP server call refused by OAuth')
+    },
+    onLost: handleLoss,
+  })
   const connection: ServerConnection = { name, state, tools: () => wrappers, settled, retryIfFailed, close, callTool }
 
   function setStatus(next: McpServerStatus): void {
@@ -135,14 +133,13 @@ export function createServerConnection(options: ServerConnectionOptions): Server
   async function connectOnce(): Promise<void> {
     stderrTail.length = 0
     options.oauth?.beginAttempt()
-    const next = new Client(options.clientInfo, {
-      capabilities: {},
-      versionNegotiation: versionNegotiation(config.protocol, options.connectTimeoutMs),
-    })
     const refreshes = createSerialQueue()
-    // One at a time: a burst of list_changed notifications yields ordered, complete refreshes.
-    next.setNotificationHandler('notifications/tools/list_changed', () => {
-      void refreshes.run(() => (client === next ? refreshTools(next) : undefined))
+    const next: Client = createSdkClient({
+      clientInfo: options.clientInfo,
+      protocol: config.protocol,
+      connectTimeoutMs: options.connectTimeoutMs,
+      // One at a time: a burst of list_changed notifications yields ordered, complete refreshes.
+      onToolsListChanged: () => void refreshes.run(() => (client === next ? refreshTools(next) : undefined)),
     })
     next.onerror = (error) => logger.debug({ server: name, error: error.message }, 'MCP transport error')
     next.onclose = () =>
@@ -247,40 +244,6 @@ export function createServerConnection(options: ServerConnectionOptions): Server
         throw new Error(`MCP server "${name}" is not available: ${lastError ?? status}`)
       if (signal.aborted) throw new Error(`Call cancelled while MCP server "${name}" was reconnecting`)
       await statusChanged.wait(signal)
-    }
-  }
-
-  async function callTool(
-    toolName: string,
-    input: { [key: string]: unknown },
-    callOptions: McpCallOptions,
-    isRetry = false,
-  ): Promise<CallToolResult> {
-    const { signal } = callOptions
-    const current = await currentClient(signal)
-    try {
-      return await callServerTool(current, toolName, input, callOptions, options.callTimeouts)
-    } catch (error) {
-      // A token refused mid-call, or a step-up only an admin can grant: the state says so (ADR 0424).
-      const verdict = signal.aborted ? undefined : options.oauth?.classify(error)
-      if (verdict) {
-        lastError = verdict.message
-        setStatus(verdict.status)
-        logger.warn({ server: name, error: lastError }, 'MCP server call refused by OAuth')
-        throw new Error(`MCP server "${name}" refused the call to ${mcpToolName(name, toolName)}: ${verdict.message}`)
-      }
-      // stdio losses arrive through onclose; an HTTP server only shows them as failed requests.
-      if (config.type === 'http' && !signal.aborted && isTransportFailure(error)) {
-        handleLoss(current, `request failed: ${messageOf(error)}`)
-        // A restarted server answers 404 for our old session before running anything: safe to retry once.
-        if (isSessionGone(error) && !isRetry) return callTool(toolName, input, callOptions, true)
-      }
-      throw callError(error, {
-        server: name,
-        tool: mcpToolName(name, toolName),
-        aborted: signal.aborted,
-        timeouts: options.callTimeouts,
-      })
     }
   }
 
