@@ -52,6 +52,9 @@ const vault = createSecretVault({
   redactor: new SecretRedactor(),
 })
 
+/** Where auth/basic-cimd expects the client's metadata document (the suite fetches nothing). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json'
+
 /** The `oauth` block an operator would write for this scenario's authorization server. */
 async function oauthSettings(): Promise<OAuthSettings | undefined> {
   if (!scenario.startsWith('auth/')) return undefined
@@ -68,8 +71,14 @@ async function oauthSettings(): Promise<OAuthSettings | undefined> {
   const secret = context.client_secret === undefined ? {} : { client_secret: ref('conformance-secret') }
   if (scenario.startsWith('auth/client-credentials'))
     return { grant: 'client_credentials', client_id: context.client_id ?? '', ...secret }
-  // Pre-registered when the scenario hands over a client, else dynamically registered.
-  return { grant: 'authorization_code', ...(context.client_id ? { client_id: context.client_id } : {}), ...secret }
+  // Pre-registered when the scenario hands over a client; else the client id is the URL of a
+  // metadata document the operator publishes (the suite's own URL), where the authorization
+  // server takes those, and a dynamic registration where it does not.
+  return {
+    grant: 'authorization_code',
+    ...(context.client_id ? { client_id: context.client_id } : { client_metadata_url: CLIENT_METADATA_URL }),
+    ...secret,
+  }
 }
 
 const oauth = await oauthSettings()

@@ -14,8 +14,6 @@ type Check = { id: string; status: string; errorMessage?: string }
 
 /** Scenarios of the suite that do not test what toolexec offers, with why. */
 const NOT_APPLICABLE: Record<string, string> = {
-  'auth/basic-cimd':
-    'toolexec registers dynamically or uses a pre-registered client; it publishes no client ID metadata document',
   'elicitation-sep1034-client-defaults':
     'toolexec cancels every elicitation (nobody to ask: docs/adr/0426-mcp-client-cancels-elicitation.md), so it fills in no defaults',
 }

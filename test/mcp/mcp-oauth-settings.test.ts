@@ -22,8 +22,13 @@ describe('the oauth block', () => {
       a: { type: 'http', url: URL, oauth: { grant: 'client_credentials', client_id: 'c', client_secret: ref('s') } },
       b: { type: 'http', url: URL, oauth: { grant: 'private_key_jwt', client_id: 'c', private_key: ref('k') } },
       c: { type: 'http', url: URL, oauth: { grant: 'authorization_code', scope: 'read' } },
+      d: {
+        type: 'http',
+        url: URL,
+        oauth: { grant: 'authorization_code', client_metadata_url: 'https://toolexec.example/oauth/client.json' },
+      },
     })
-    expect(Object.keys(parsed)).toEqual(['a', 'b', 'c'])
+    expect(Object.keys(parsed)).toEqual(['a', 'b', 'c', 'd'])
     expect(parsed.c).toMatchObject({ oauth: { grant: 'authorization_code', scope: 'read' } })
   })
 
@@ -46,6 +51,23 @@ describe('the oauth block', () => {
     expect(refusal({ grant: 'authorization_code', private_key: ref('k') })).toContain(
       'private_key is used only by grant "private_key_jwt"',
     )
+    expect(
+      refusal({ grant: 'authorization_code', client_metadata_url: 'http://toolexec.example/client.json' }),
+    ).toContain('client_metadata_url must be an https URL')
+    expect(refusal({ grant: 'authorization_code', client_metadata_url: 'https://toolexec.example/' })).toContain(
+      'client_metadata_url needs a path',
+    )
+    expect(
+      refusal({ grant: 'authorization_code', client_id: 'c', client_metadata_url: 'https://toolexec.example/c.json' }),
+    ).toContain('a pre-registered client (client_id) has its client id already')
+    expect(
+      refusal({
+        grant: 'client_credentials',
+        client_id: 'c',
+        client_secret: ref('s'),
+        client_metadata_url: 'https://x.example/c.json',
+      }),
+    ).toContain('client_metadata_url is used only by grant "authorization_code"')
     expect(refusal({ grant: 'authorization_code' }, { Authorization: 'Bearer x' })).toContain(
       'mcpServers.remote.headers.Authorization: an Authorization header cannot be combined with `oauth`',
     )

@@ -32,6 +32,13 @@ export const OAuthSettingsSchema = z
     issuer: z.url({ protocol: /^https?$/, error: 'issuer must be an http(s) URL' }).optional(),
     redirect_uri: z.url({ protocol: /^https?$/, error: 'redirect_uri must be an http(s) URL' }).optional(),
     client_name: z.string().min(1).optional(),
+    client_metadata_url: z
+      .url({ protocol: /^https$/, error: 'client_metadata_url must be an https URL' })
+      .refine(
+        (url) => new URL(url).pathname !== '/',
+        'client_metadata_url needs a path: the document is not the site root',
+      )
+      .optional(),
   })
   .superRefine((value, context) => {
     const refuse = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message })
@@ -49,6 +56,13 @@ export const OAuthSettingsSchema = z
       refuse('client_secret', 'grant "private_key_jwt" signs with private_key; a client_secret would never be sent')
     if (value.grant === 'authorization_code' && value.client_secret !== undefined && value.client_id === undefined)
       refuse('client_secret', 'client_secret belongs to a pre-registered client: set client_id too')
+    if (value.grant !== 'authorization_code' && value.client_metadata_url !== undefined)
+      refuse(
+        'client_metadata_url',
+        `client_metadata_url is used only by grant "authorization_code", not "${value.grant}"`,
+      )
+    if (value.client_metadata_url !== undefined && value.client_id !== undefined)
+      refuse('client_metadata_url', 'a pre-registered client (client_id) has its client id already: set one of the two')
     if (value.grant !== 'authorization_code' && value.redirect_uri !== undefined)
       refuse('redirect_uri', `redirect_uri is used only by grant "authorization_code", not "${value.grant}"`)
   })

@@ -71,10 +71,17 @@ export class VaultOAuthProvider implements OAuthClientProvider {
   private refreshing: Promise<void> | undefined
   private readonly now: () => number
   private readonly stopListening: () => void
+  /**
+   * A URL client id (Client ID Metadata Documents, MCP 2025-11-25): used, instead of dynamic
+   * registration, where the authorization server says it supports them (docs/adr/0428).
+   */
+  readonly clientMetadataUrl?: string
 
   addClientAuthentication?: AddClientAuthentication
 
   constructor(private readonly options: VaultOAuthProviderOptions) {
+    if (options.settings.client_metadata_url !== undefined)
+      this.clientMetadataUrl = options.settings.client_metadata_url
     this.now = options.now ?? Date.now
     if (options.settings.grant === 'private_key_jwt')
       this.addClientAuthentication = (...args) => this.signAssertion(...args)
