@@ -133,7 +133,7 @@ async function measure(double: ManagedAgentsDouble, worker: WorkerUnderTest): Pr
       // Microseconds are noise here; the report prints what it is given.
       turnMs: Math.round((sorted[Math.floor(sorted.length / 2)] as number) * 1000) / 1000,
       turnRunsMs,
-      sessionsPerSecond: sessionCount / seconds,
+      sessionsPerSecond: Math.round((sessionCount / seconds) * 1000) / 1000,
       cpuSeconds,
       doubleCpuSeconds,
       sessionsSeconds: seconds,
