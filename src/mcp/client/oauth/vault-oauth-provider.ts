@@ -11,6 +11,7 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client'
 import type { SecretResolver } from '../resolve-server-secrets.js'
+import { oauthClientMetadata } from './oauth-client-metadata.js'
 import type { OAuthRecords, SavedTokens } from './oauth-records.js'
 import type { OAuthSettings } from './oauth-settings-schema.js'
 
@@ -100,22 +101,7 @@ export class VaultOAuthProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    const { settings } = this.options
-    const method =
-      settings.grant === 'private_key_jwt'
-        ? 'private_key_jwt'
-        : settings.client_secret === undefined
-          ? 'none'
-          : 'client_secret_basic'
-    return {
-      client_name: settings.client_name ?? 'toolexec',
-      redirect_uris: this.redirectUrl === undefined ? [] : [this.redirectUrl],
-      grant_types:
-        settings.grant === 'authorization_code' ? ['authorization_code', 'refresh_token'] : ['client_credentials'],
-      response_types: settings.grant === 'authorization_code' ? ['code'] : [],
-      token_endpoint_auth_method: method,
-      ...(settings.scope === undefined ? {} : { scope: settings.scope }),
-    }
+    return oauthClientMetadata(this.options.settings, this.redirectUrl)
   }
 
   private async secret(reference: string | undefined): Promise<string | undefined> {
