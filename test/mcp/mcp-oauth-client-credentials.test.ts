@@ -14,6 +14,18 @@ import { type OAuthMcpServer, startOAuthMcpServer } from '../helpers/oauth-mcp-s
 import { CLIENT_INFO, findTool, runTool } from './mcp-test-helpers.js'
 
 const ref = (name: string) => `\${secret:${name}}`
+
+/** The pre-registered client-credentials client `robot`, its secret in the store. */
+const robotServer = (url: string) => ({
+  type: 'http' as const,
+  url,
+  oauth: {
+    grant: 'client_credentials' as const,
+    client_id: 'robot',
+    client_secret: ref('robot-secret'),
+    scope: 'mcp:read',
+  },
+})
 const SECRET = `cs-${randomBytes(16).toString('hex')}`
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -76,16 +88,7 @@ describe('OAuth client credentials', () => {
   it('discovers the authorization server, gets a token with a client secret and with a signed JWT, and calls the tool', async () => {
     const { as, mcp, vault } = await setup()
     const servers = manager(vault, {
-      secret: {
-        type: 'http',
-        url: mcp.url,
-        oauth: {
-          grant: 'client_credentials',
-          client_id: 'robot',
-          client_secret: ref('robot-secret'),
-          scope: 'mcp:read',
-        },
-      },
+      secret: robotServer(mcp.url),
       jwt: {
         type: 'http',
         url: mcp.url,
@@ -136,16 +139,7 @@ describe('OAuth client credentials', () => {
   it('gets a new token before the old one lapses', async () => {
     const { mcp, vault } = await setup({ ttl: 4 })
     const servers = manager(vault, {
-      remote: {
-        type: 'http',
-        url: mcp.url,
-        oauth: {
-          grant: 'client_credentials',
-          client_id: 'robot',
-          client_secret: ref('robot-secret'),
-          scope: 'mcp:read',
-        },
-      },
+      remote: robotServer(mcp.url),
     })
     await servers.ready()
     const whoami = findTool(servers.tools(), 'mcp__remote__whoami')
@@ -161,16 +155,7 @@ describe('OAuth client credentials', () => {
   it('steps up to the scope an `insufficient_scope` challenge names', async () => {
     const { mcp, vault } = await setup()
     const servers = manager(vault, {
-      remote: {
-        type: 'http',
-        url: mcp.url,
-        oauth: {
-          grant: 'client_credentials',
-          client_id: 'robot',
-          client_secret: ref('robot-secret'),
-          scope: 'mcp:read',
-        },
-      },
+      remote: robotServer(mcp.url),
     })
     await servers.ready()
     mcp.requiredScopes = ['mcp:read', 'mcp:admin']
