@@ -1,5 +1,5 @@
 import { type Containment, containedShellArgv, WRAPPER_SHELL } from './containment.js'
-import { killProcessGroup } from './kill-process-group.js'
+import { killCommand, killProcessGroup } from './kill-process-group.js'
 import { commandLauncher } from './launch-command.js'
 import type { LaunchedCommand } from './launched-command.js'
 import type { OutputCollector } from './output-collector.js'
@@ -100,6 +100,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     : containedShellArgv(options.containment ?? 'process-group', MERGE_STDERR, options.command)
   const env = options.env ?? commandEnvironment()
   let child: LaunchedCommand
+  let ownGroup = true
   try {
     // A sandbox already set up for this session's layout, else a cold start
     // (docs/adr/0390-warm-sandboxes.md); an aborted call never takes one.
@@ -115,7 +116,18 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     // Forked by the spawner process, off this event loop (docs/adr/0160-a-spawner-process-forks-bash.md).
     // Paced: an abort while the start waits its turn takes it out of the queue, unstarted
     // (docs/adr/0301-process-starts-are-paced.md).
-    child = warm ?? (await commandLauncher.launch(argv, { cwd: options.cwd, env, signal, announcesStart: true }))
+    // A cold sandbox needs no session of its own: bubblewrap's PID namespace holds the command's
+    // processes and dies with `bwrap` (docs/adr/0460-commands-start-without-a-session-of-their-own.md).
+    ownGroup = warm !== undefined || !sandbox
+    child =
+      warm ??
+      (await commandLauncher.launch(argv, {
+        cwd: options.cwd,
+        env,
+        signal,
+        announcesStart: true,
+        sameSession: !ownGroup,
+      }))
   } catch (error) {
     output.destroy()
     throw error
@@ -124,7 +136,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   let aborted = false
   let killing: Promise<void> | undefined
   const kill = () => {
-    killing ??= killProcessGroup(child.pid)
+    killing ??= ownGroup ? killProcessGroup(child.pid) : killCommand(child)
   }
   const timer = setTimeout(() => {
     timedOut = true
