@@ -113,16 +113,19 @@ function settlesWithin(exited: Promise<unknown>, ms: number): Promise<boolean> {
 
 /**
  * The same ending for a command started without a process group of its own (`sameSession`):
- * SIGTERM to its first process by its handle, SIGKILL after `graceMs`, then waits (bounded) for
- * its exit. What holds its other processes ends them with it: bubblewrap's PID namespace dies
- * with `bwrap` (docs/adr/0460-commands-start-without-a-session-of-their-own.md).
+ * SIGTERM to its first process by its handle, SIGKILL after `graceMs` (at once when 0), then
+ * waits (bounded) for its exit. What holds its other processes ends them with it: bubblewrap's
+ * PID namespace dies with `bwrap`, `unshare --kill-child`'s with `unshare`
+ * (docs/adr/0460-commands-start-without-a-session-of-their-own.md).
  */
 export async function killCommand(
   command: { signal(signal: NodeJS.Signals): void; exited: Promise<unknown> },
   graceMs = 2_000,
 ): Promise<void> {
-  command.signal('SIGTERM')
-  if (await settlesWithin(command.exited, graceMs)) return
+  if (graceMs > 0) {
+    command.signal('SIGTERM')
+    if (await settlesWithin(command.exited, graceMs)) return
+  }
   command.signal('SIGKILL')
   await settlesWithin(command.exited, 5_000)
 }

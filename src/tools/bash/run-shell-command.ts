@@ -95,9 +95,8 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   const { output, signal } = options
   const shell = [WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', options.command]
   const sandbox = options.sandbox ? [BWRAP_COMMAND, ...bubblewrapArguments(options.sandbox)] : undefined
-  const argv = sandbox
-    ? [...sandbox, ...shell]
-    : containedShellArgv(options.containment ?? 'process-group', MERGE_STDERR, options.command)
+  const containment = sandbox ? 'bwrap' : (options.containment ?? 'process-group')
+  const argv = sandbox ? [...sandbox, ...shell] : containedShellArgv(containment, MERGE_STDERR, options.command)
   const env = options.env ?? commandEnvironment()
   let child: LaunchedCommand
   let ownGroup = true
@@ -116,9 +115,11 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     // Forked by the spawner process, off this event loop (docs/adr/0160-a-spawner-process-forks-bash.md).
     // Paced: an abort while the start waits its turn takes it out of the queue, unstarted
     // (docs/adr/0301-process-starts-are-paced.md).
-    // A cold sandbox needs no session of its own: bubblewrap's PID namespace holds the command's
-    // processes and dies with `bwrap` (docs/adr/0460-commands-start-without-a-session-of-their-own.md).
-    ownGroup = warm !== undefined || !sandbox
+    // A PID namespace needs no session of its own around it: it holds the command's processes
+    // and dies with `bwrap`, or with `unshare` (`--kill-child`); only bare process-group
+    // containment and warm sandboxes keep their group
+    // (docs/adr/0460-commands-start-without-a-session-of-their-own.md).
+    ownGroup = warm !== undefined || (!sandbox && containment === 'process-group')
     child =
       warm ??
       (await commandLauncher.launch(argv, {
@@ -136,7 +137,11 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   let aborted = false
   let killing: Promise<void> | undefined
   const kill = () => {
-    killing ??= ownGroup ? killProcessGroup(child.pid) : killCommand(child)
+    // `unshare` ignores SIGTERM: SIGKILL to it ends the namespace at once, as the TERM its first
+    // process forwarded did (docs/adr/0461-the-pid-namespace-ends-with-unshare.md).
+    killing ??= ownGroup
+      ? killProcessGroup(child.pid)
+      : killCommand(child, containment === 'pid-namespace' ? 0 : undefined)
   }
   const timer = setTimeout(() => {
     timedOut = true
