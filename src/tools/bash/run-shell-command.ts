@@ -86,10 +86,11 @@ function signalExitCode(signal: NodeJS.Signals | null): number {
 }
 
 /**
- * Runs `bash -c COMMAND` as the leader of its own process group, optionally inside bubblewrap.
- * On timeout or abort the whole group gets SIGTERM then SIGKILL; when the shell exits, any
- * background process it left behind is killed the same way. Resolves only once the output is
- * fully written and the group is gone.
+ * Runs `bash -c COMMAND`, optionally inside bubblewrap: in a PID namespace (bubblewrap's, or
+ * `unshare`'s with the sandbox off) that ends with the process started, else as the leader of
+ * its own process group. On timeout or abort the group gets SIGTERM then SIGKILL (`bwrap` the
+ * same, `unshare` SIGKILL at once); when the shell exits, any background process it left behind
+ * is killed the same way. Resolves only once the output is fully written and the group is gone.
  */
 export async function runShellCommand(options: ShellRunOptions): Promise<ShellRunResult> {
   const { output, signal } = options
