@@ -82,7 +82,9 @@ async function launchInProcess(
   const child = spawn(argv[0] as string, argv.slice(1), {
     cwd: options.cwd,
     env: options.env,
-    detached: options.sameSession !== true,
+    // Always a session of its own here, `sameSession` or not: in the service's group a terminal's
+    // Ctrl-C would reach the command while the service drains. `signal` works either way.
+    detached: true,
     stdio: [
       options.takesInput ? 'pipe' : 'ignore',
       'pipe',
