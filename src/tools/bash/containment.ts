@@ -27,9 +27,11 @@ const PID_NAMESPACE_PREFIX = [
 ] as const
 
 /**
- * The first process of a PID namespace ignores SIGTERM unless it handles it, so a plain shell
- * there would wait for the SIGKILL grace. This one passes SIGTERM to every process of the
- * namespace (`kill -1` inside reaches `setsid` ones too) and exits, which ends the namespace.
+ * The namespace's first process: a small shell, so that the command's `bash` is not pid 1 (which
+ * ignores signals from inside it has no handler for: `kill $$` would do nothing). The service
+ * ends the namespace with a SIGKILL to `unshare` (docs/adr/0461-the-pid-namespace-ends-with-unshare.md);
+ * a SIGTERM to this shell from inside is passed to every process of the namespace (`kill -1`
+ * reaches `setsid` ones too) and ends it.
  * Output merging is the same as the plain shell's (run-shell-command.ts), and so is the byte on
  * fd 3 that ends the start (docs/adr/0301-process-starts-are-paced.md). It is POSIX sh, run by
  * WRAPPER_SHELL like the merging shell (docs/adr/0290-wrapper-shells-are-sh.md).

@@ -98,3 +98,34 @@ export async function killProcessGroup(pgid: number, graceMs = 2_000): Promise<v
   signalGroup(pgid, 'SIGKILL')
   await waitUntilGone(pgid, 5_000)
 }
+
+/** Resolves true once `exited` settles, false after `ms`. */
+function settlesWithin(exited: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms)
+    const done = () => {
+      clearTimeout(timer)
+      resolve(true)
+    }
+    exited.then(done, done)
+  })
+}
+
+/**
+ * The same ending for a command started without a process group of its own (`sameSession`):
+ * SIGTERM to its first process by its handle, SIGKILL after `graceMs` (at once when 0), then
+ * waits (bounded) for its exit. What holds its other processes ends them with it: bubblewrap's
+ * PID namespace dies with `bwrap`, `unshare --kill-child`'s with `unshare`
+ * (docs/adr/0460-commands-start-without-a-session-of-their-own.md).
+ */
+export async function killCommand(
+  command: { signal(signal: NodeJS.Signals): void; exited: Promise<unknown> },
+  graceMs = 2_000,
+): Promise<void> {
+  if (graceMs > 0) {
+    command.signal('SIGTERM')
+    if (await settlesWithin(command.exited, graceMs)) return
+  }
+  command.signal('SIGKILL')
+  await settlesWithin(command.exited, 5_000)
+}

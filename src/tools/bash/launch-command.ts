@@ -23,6 +23,12 @@ type LaunchOptions = {
   announcesStart?: boolean | undefined
   /** Its stdin a pipe written once by `input` (a warm sandbox, docs/adr/0390-warm-sandboxes.md). */
   takesInput?: boolean | undefined
+  /**
+   * No session and process group of its own: its containment holds its processes (bubblewrap's
+   * PID namespace, a single program), and it is stopped by `LaunchedCommand.signal`
+   * (docs/adr/0460-commands-start-without-a-session-of-their-own.md).
+   */
+  sameSession?: boolean | undefined
 }
 
 /** How the commands share the host with the service (TOOLEXEC_PROCESS_NICE, TOOLEXEC_MAX_STARTING_PROCESSES). */
@@ -76,6 +82,8 @@ async function launchInProcess(
   const child = spawn(argv[0] as string, argv.slice(1), {
     cwd: options.cwd,
     env: options.env,
+    // Always a session of its own here, `sameSession` or not: in the service's group a terminal's
+    // Ctrl-C would reach the command while the service drains. `signal` works either way.
     detached: true,
     stdio: [
       options.takesInput ? 'pipe' : 'ignore',
@@ -101,7 +109,9 @@ async function launchInProcess(
   const { stdout, stderr } = child as { stdout: Readable; stderr: Readable }
   const stdin = child.stdin
   const input = stdin ? { input: (data: string) => void stdin.end(data) } : {}
-  return { pid: child.pid, stdout, stderr, exited, closed, started, priority, ...input }
+  // Node's kill does nothing once it reaped the process.
+  const signal = (name: NodeJS.Signals) => void child.kill(name)
+  return { pid: child.pid, signal, stdout, stderr, exited, closed, started, priority, ...input }
 }
 
 /** Resolves at the first byte on the announcing pipe, at its end, or at the exit, whichever comes first. */

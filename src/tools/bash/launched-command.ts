@@ -1,9 +1,17 @@
 import type { Readable } from 'node:stream'
 
-/** A command started in its own process group, wherever it was forked (launch-command.ts). */
+/** A command started, in its own process group unless `sameSession`, wherever it was forked (launch-command.ts). */
 export type LaunchedCommand = {
-  /** The process group leader's pid: `process.kill(-pid, …)` reaches the whole group. */
+  /**
+   * The command's first process; started in its own session, the leader of its process group:
+   * `process.kill(-pid, …)` reaches the whole group.
+   */
   readonly pid: number
+  /**
+   * Signals the command's first process by its handle, not its pid: nothing once it exited
+   * (docs/adr/0460-commands-start-without-a-session-of-their-own.md).
+   */
+  readonly signal: (signal: NodeJS.Signals) => void
   readonly stdout: Readable
   readonly stderr: Readable
   /**

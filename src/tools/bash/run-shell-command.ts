@@ -1,5 +1,5 @@
 import { type Containment, containedShellArgv, WRAPPER_SHELL } from './containment.js'
-import { killProcessGroup } from './kill-process-group.js'
+import { killCommand, killProcessGroup } from './kill-process-group.js'
 import { commandLauncher } from './launch-command.js'
 import type { LaunchedCommand } from './launched-command.js'
 import type { OutputCollector } from './output-collector.js'
@@ -86,20 +86,21 @@ function signalExitCode(signal: NodeJS.Signals | null): number {
 }
 
 /**
- * Runs `bash -c COMMAND` as the leader of its own process group, optionally inside bubblewrap.
- * On timeout or abort the whole group gets SIGTERM then SIGKILL; when the shell exits, any
- * background process it left behind is killed the same way. Resolves only once the output is
- * fully written and the group is gone.
+ * Runs `bash -c COMMAND`, optionally inside bubblewrap: in a PID namespace (bubblewrap's, or
+ * `unshare`'s with the sandbox off) that ends with the process started, else as the leader of
+ * its own process group. On timeout or abort the group gets SIGTERM then SIGKILL (`bwrap` the
+ * same, `unshare` SIGKILL at once); when the shell exits, any background process it left behind
+ * is killed the same way. Resolves only once the output is fully written and the group is gone.
  */
 export async function runShellCommand(options: ShellRunOptions): Promise<ShellRunResult> {
   const { output, signal } = options
   const shell = [WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', options.command]
   const sandbox = options.sandbox ? [BWRAP_COMMAND, ...bubblewrapArguments(options.sandbox)] : undefined
-  const argv = sandbox
-    ? [...sandbox, ...shell]
-    : containedShellArgv(options.containment ?? 'process-group', MERGE_STDERR, options.command)
+  const containment = sandbox ? 'bwrap' : (options.containment ?? 'process-group')
+  const argv = sandbox ? [...sandbox, ...shell] : containedShellArgv(containment, MERGE_STDERR, options.command)
   const env = options.env ?? commandEnvironment()
   let child: LaunchedCommand
+  let ownGroup = true
   try {
     // A sandbox already set up for this session's layout, else a cold start
     // (docs/adr/0390-warm-sandboxes.md); an aborted call never takes one.
@@ -115,7 +116,20 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     // Forked by the spawner process, off this event loop (docs/adr/0160-a-spawner-process-forks-bash.md).
     // Paced: an abort while the start waits its turn takes it out of the queue, unstarted
     // (docs/adr/0301-process-starts-are-paced.md).
-    child = warm ?? (await commandLauncher.launch(argv, { cwd: options.cwd, env, signal, announcesStart: true }))
+    // A PID namespace needs no session of its own around it: it holds the command's processes
+    // and dies with `bwrap`, or with `unshare` (`--kill-child`); only bare process-group
+    // containment and warm sandboxes keep their group
+    // (docs/adr/0460-commands-start-without-a-session-of-their-own.md).
+    ownGroup = warm !== undefined || (!sandbox && containment === 'process-group')
+    child =
+      warm ??
+      (await commandLauncher.launch(argv, {
+        cwd: options.cwd,
+        env,
+        signal,
+        announcesStart: true,
+        sameSession: !ownGroup,
+      }))
   } catch (error) {
     output.destroy()
     throw error
@@ -124,7 +138,11 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   let aborted = false
   let killing: Promise<void> | undefined
   const kill = () => {
-    killing ??= killProcessGroup(child.pid)
+    // `unshare` ignores SIGTERM: SIGKILL to it ends the namespace at once, as the TERM its first
+    // process forwarded did (docs/adr/0461-the-pid-namespace-ends-with-unshare.md).
+    killing ??= ownGroup
+      ? killProcessGroup(child.pid)
+      : killCommand(child, containment === 'pid-namespace' ? 0 : undefined)
   }
   const timer = setTimeout(() => {
     timedOut = true

@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { deferred } from '../../async/deferred.js'
 import { type LaunchedCommand, SpawnerStoppedError } from './launched-command.js'
-import type { InputRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
+import type { InputRequest, SignalRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
 
 /** How long the spawner may take to start (a Node process, under load). */
 const READY_TIMEOUT_MS = 15_000
@@ -30,6 +30,7 @@ export type SpawnerConnection = {
       env: Record<string, string>
       announcesStart?: boolean | undefined
       takesInput?: boolean | undefined
+      sameSession?: boolean | undefined
     },
   ): Promise<LaunchedCommand>
   /** Resolves, with what happened, once the spawner process is gone. */
@@ -153,6 +154,7 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
           exited: entry.exit.promise,
           closed,
           started: entry.started.promise,
+          signal: (signal: NodeJS.Signals) => sendSignal(message.id, signal),
           ...(entry.takesInput ? { input: (data: string) => sendInput(message.id, data) } : {}),
         })
         entry.launched = undefined
@@ -188,6 +190,15 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
   const sendInput = (id: number, data: string) => {
     if (gone !== undefined || !pending.has(id)) return
     const request: InputRequest = { type: 'input', id, data }
+    child.send(request, (error) => {
+      if (error) child.kill('SIGKILL')
+    })
+  }
+
+  // After the exit nothing is sent: the spawner would find no process, and the pid is not ours any more.
+  const sendSignal = (id: number, signal: NodeJS.Signals) => {
+    if (gone !== undefined || pending.get(id)?.exitSeen !== false) return
+    const request: SignalRequest = { type: 'signal', id, signal }
     child.send(request, (error) => {
       if (error) child.kill('SIGKILL')
     })
@@ -236,6 +247,7 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         env: options.env,
         ...(options.announcesStart ? { announcesStart: true } : {}),
         ...(options.takesInput ? { takesInput: true } : {}),
+        ...(options.sameSession ? { sameSession: true } : {}),
       }
       child.send(request, (error) => {
         if (error) child.kill('SIGKILL')

@@ -12,9 +12,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
-import type { InputRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
+import type { InputRequest, SignalRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
 
 const running = new Map<number, ChildProcess>()
+/** The running commands started without a session of their own (`sameSession`). */
+const sameSession = new WeakSet<ChildProcess>()
 
 function send(message: SpawnerMessage, handle?: Readable): void {
   if (!process.connected) return
@@ -53,7 +55,7 @@ function start(request: SpawnRequest): void {
     child = spawn(request.file, request.args, {
       cwd: request.cwd,
       env: request.env,
-      detached: true,
+      detached: request.sameSession !== true,
       stdio: [
         request.takesInput ? 'pipe' : 'ignore',
         'pipe',
@@ -75,6 +77,7 @@ function start(request: SpawnRequest): void {
   // A warm sandbox discarded, or gone before its command came: nothing to write to.
   child.stdin?.on('error', () => undefined)
   running.set(id, child)
+  if (request.sameSession) sameSession.add(child)
   send({ type: 'spawned', id, pid }, stdout)
   const announcer = child.stdio[3] as Readable | null | undefined
   if (announcer) {
@@ -98,9 +101,11 @@ function start(request: SpawnRequest): void {
   })
 }
 
-process.on('message', (message: SpawnRequest | InputRequest) => {
+process.on('message', (message: SpawnRequest | InputRequest | SignalRequest) => {
   if (message.type === 'spawn') start(message)
   else if (message.type === 'input') running.get(message.id)?.stdin?.end(message.data)
+  // Node signals only a process it has not reaped yet; one that exited is no longer in `running`.
+  else if (message.type === 'signal') running.get(message.id)?.kill(message.signal)
 })
 
 // Its life is the service's: a process manager that signals every process of the service (systemd's
@@ -110,7 +115,10 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal
 process.once('disconnect', () => {
   for (const child of running.values()) {
     try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+      if (child.pid === undefined) continue
+      // One of its own session is killed with its group; one in this session by its process.
+      if (sameSession.has(child)) child.kill('SIGKILL')
+      else process.kill(-child.pid, 'SIGKILL')
     } catch {
       // Already gone.
     }

@@ -21,7 +21,20 @@ export type SpawnRequest = {
    * command there (warm-sandboxes.ts, docs/adr/0390-warm-sandboxes.md). Otherwise stdin is /dev/null.
    */
   takesInput?: boolean
+  /**
+   * Started without a session and process group of its own (no `setsid`, which costs a start
+   * 0.7–1.9 ms: docs/adr/0460-commands-start-without-a-session-of-their-own.md): what holds its
+   * processes is its own (bubblewrap's PID namespace, or a single program), and it is stopped
+   * by `signal` messages to its process, never by its group.
+   */
+  sameSession?: boolean
 }
+
+/**
+ * A signal to the command's own process, sent by the spawner through its `ChildProcess`, which
+ * knows whether the process was reaped: a pid signalled after its reaping could be another's.
+ */
+export type SignalRequest = { type: 'signal'; id: number; signal: NodeJS.Signals }
 
 /** The one write to the stdin of a command started with `takesInput`, then the pipe's end. */
 export type InputRequest = { type: 'input'; id: number; data: string }

@@ -7,14 +7,6 @@ export type SearchProcessResult = { lines: string[]; exitCode: number | null; st
 
 const MAX_STDERR_CHARS = 4_000
 
-function stopGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGTERM')
-  } catch {
-    // Already gone.
-  }
-}
-
 /** What Node's `spawn` with a `signal` throws once the signal aborted the child. */
 function abortError(signal: AbortSignal): Error {
   return Object.assign(new Error('The operation was aborted'), {
@@ -40,12 +32,14 @@ export async function runSearchProcess(
   const { signal } = options
   if (signal.aborted) throw abortError(signal)
   const child = await commandLauncher
-    .launch([program, ...args], { cwd: options.cwd, env: commandEnvironment(), signal })
+    // One program, no shell: no session of its own to start, it is stopped by its handle
+    // (docs/adr/0460-commands-start-without-a-session-of-their-own.md).
+    .launch([program, ...args], { cwd: options.cwd, env: commandEnvironment(), signal, sameSession: true })
     .catch((error: unknown) => {
       // Aborted while its start waited its turn (docs/adr/0301-process-starts-are-paced.md).
       throw error instanceof StartCancelledError ? abortError(signal) : error
     })
-  const onAbort = () => stopGroup(child.pid)
+  const onAbort = () => child.signal('SIGTERM')
   signal.addEventListener('abort', onAbort, { once: true })
   if (signal.aborted) onAbort()
   try {
@@ -61,7 +55,7 @@ export async function runSearchProcess(
       if (options.acceptLine && !options.acceptLine(line)) continue
       if (lines.length >= options.maxLines) {
         stoppedEarly = true
-        stopGroup(child.pid)
+        child.signal('SIGTERM')
         break
       }
       lines.push(line)

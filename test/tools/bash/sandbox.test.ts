@@ -123,6 +123,21 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`Bash in bubblewrap (${detected.re
     expect(inside).not.toBe(readlinkSync('/proc/self/ns/net'))
   })
 
+  it('ends the whole sandbox on timeout, a setsid child included (docs/adr/0460-commands-start-without-a-session-of-their-own.md)', async () => {
+    const marker = `${Date.now() % 100000}${process.pid % 1000}`
+    const result = await runTool(
+      BashTool,
+      { command: `setsid sleep 3${marker} & sleep 4${marker}; wait`, timeout: 1_000 },
+      context(),
+    )
+    expect(result).toMatchObject({ ok: false })
+    expect(JSON.stringify(result)).toContain('timed out')
+    await vi.waitFor(
+      async () => expect(await processesMatching(marker), 'sandboxed processes').toEqual([]),
+      REAL_PROCESS_WAIT,
+    )
+  })
+
   it('leaves no process behind when aborted', async () => {
     const marker = `${Date.now() % 100000}${process.pid % 1000}`
     const controller = new AbortController()

@@ -3,6 +3,7 @@
 // process group; SIGTERM and SIGINT do not stop it; a SIGKILLed spawner ends the command under it with a SpawnerStoppedError (its
 // processes gone) and a new spawner runs the next one; a spawner that cannot start, or keeps
 // stopping, leaves in-process spawning.
+import { readFile } from 'node:fs/promises'
 import { describe, expect, it, vi } from 'vitest'
 import { commandLauncher, createCommandLauncher, type LauncherChange } from '../../../src/tools/bash/launch-command.js'
 import { SpawnerStoppedError } from '../../../src/tools/bash/launched-command.js'
@@ -36,6 +37,24 @@ async function spawnerPid(): Promise<number> {
 }
 
 describe('the spawner process', () => {
+  it('signals a command started without a session of its own by its handle, and nothing after its exit (docs/adr/0460-commands-start-without-a-session-of-their-own.md)', async () => {
+    const pid = await spawnerPid()
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
+    const sleeper = await commandLauncher.launch(['sleep', '60'], { cwd: '/tmp', env, sameSession: true })
+    sleeper.stdout.resume()
+    // In the spawner's process group, not one of its own.
+    const stat = await readFile(`/proc/${sleeper.pid}/stat`, 'utf8')
+    expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])).toBe(pid)
+    sleeper.signal('SIGTERM')
+    expect(await sleeper.exited).toEqual([null, 'SIGTERM'])
+    const quick = await commandLauncher.launch(['true'], { cwd: '/tmp', env, sameSession: true })
+    quick.stdout.resume()
+    expect(await quick.exited).toEqual([0, null])
+    // Its pid may be another process's by now: nothing is sent.
+    quick.signal('SIGKILL')
+    await quick.closed
+  })
+
   it('is the parent of each command, whose output and exit code come back as before', async () => {
     const pid = await spawnerPid()
     const { result, text } = run('echo "parent=$PPID"; echo err >&2; exit 3')
