@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import { StringDecoder } from 'node:string_decoder'
+import { readChunks } from '../shared/descriptor-io.js'
 
 export type TextLinesOptions = {
   /** 1-based number of the first line to return. */
@@ -25,16 +26,22 @@ export type TextLines = {
  * more memory than the lines returned (each capped at `maxLineChars`). Stops reading as soon as
  * one line past the range is seen.
  */
-export async function readTextLines(file: string | FileHandle, options: TextLinesOptions): Promise<TextLines> {
+export async function readTextLines(
+  file: string | FileHandle | Buffer | number,
+  options: TextLinesOptions,
+): Promise<TextLines> {
   const { offset, limit, maxLineChars } = options
   const lastWanted = offset + limit - 1
   const lines: TextLine[] = []
   const decoder = new StringDecoder('utf8')
-  // A handle is read from its start and left open: the caller owns it.
+  // A handle or descriptor is read from its start and left open: the caller owns it. A file
+  // already read whole is one chunk (docs/adr/0480-small-files-are-read-and-written-synchronously.md).
   const stream =
     typeof file === 'string'
       ? createReadStream(file, { highWaterMark: 64 * 1024 })
-      : file.createReadStream({ highWaterMark: 64 * 1024, start: 0, autoClose: false })
+      : typeof file === 'object' && !Buffer.isBuffer(file)
+        ? file.createReadStream({ highWaterMark: 64 * 1024, start: 0, autoClose: false })
+        : undefined
   let number = 1
   let current = ''
   let currentLength = 0
@@ -57,7 +64,7 @@ export async function readTextLines(file: string | FileHandle, options: TextLine
   }
 
   try {
-    for await (const chunk of stream) {
+    for await (const chunk of stream ?? (typeof file === 'number' ? readChunks(file) : [file as Buffer])) {
       let text = decoder.write(chunk as Buffer)
       if (text.length > 0) sawText = true
       while (text.length > 0) {
@@ -77,7 +84,7 @@ export async function readTextLines(file: string | FileHandle, options: TextLine
       if (hasMore) break
     }
   } finally {
-    stream.destroy()
+    stream?.destroy()
   }
   if (hasMore) return { lines, hasMore }
   const rest = decoder.end()
