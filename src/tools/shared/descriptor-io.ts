@@ -1,4 +1,15 @@
-import { ftruncate, ftruncateSync, read, readSync, write, writeSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncate,
+  ftruncateSync,
+  openSync,
+  read,
+  readSync,
+  write,
+  writeSync,
+} from 'node:fs'
 import { promisify } from 'node:util'
 
 /**
@@ -80,5 +91,21 @@ export async function replaceWhole(fd: number, previousSize: number, bytes: Buff
   let written = 0
   while (written < bytes.length) {
     written += (await writeAt(fd, bytes, written, bytes.length - written, written)).bytesWritten
+  }
+}
+
+/**
+ * The text of the regular file at `realPath` (validation's read, by path): opened with
+ * O_NONBLOCK and tested with fstat first, so a FIFO swapped in after the caller's stat can hold
+ * neither the event loop nor a threadpool thread; read synchronously when small.
+ */
+export async function readTextFile(realPath: string): Promise<string> {
+  const fd = openSync(realPath, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile()) throw new Error(`${realPath} is not a regular file.`)
+    return (await readWhole(fd, stats.size)).toString('utf8')
+  } finally {
+    closeSync(fd)
   }
 }
