@@ -133,7 +133,7 @@ function openDirectoryInsideSync(roots: readonly string[], realDirectory: string
  * openFileInside as a descriptor, every open synchronous: the directories as
  * openDirectoryInsideSync, then the file relative to its directory's descriptor with O_NOFOLLOW
  * and O_NONBLOCK, and the descriptor verified. Opening a regular file reads no data, the kernel
- * answers it from the lookups just made (docs/adr/0480-small-files-are-read-and-written-synchronously.md).
+ * answers it from the lookups just made (docs/adr/0480-small-files-are-read-synchronously.md).
  * Undefined where /proc/self/fd is missing: the caller takes openFileInside. The caller closes it.
  */
 export function openFileInsideSync(

@@ -35,7 +35,7 @@ export async function readTextLines(
   const lines: TextLine[] = []
   const decoder = new StringDecoder('utf8')
   // A handle or descriptor is read from its start and left open: the caller owns it. A file
-  // already read whole is one chunk (docs/adr/0480-small-files-are-read-and-written-synchronously.md).
+  // already read whole is one chunk (docs/adr/0480-small-files-are-read-synchronously.md).
   const stream =
     typeof file === 'string'
       ? createReadStream(file, { highWaterMark: 64 * 1024 })

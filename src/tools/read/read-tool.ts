@@ -109,7 +109,7 @@ export const ReadTool = buildTool({
 /**
  * Reads the file open on `fd`. A small one is read whole, synchronously, and every step below
  * works on those bytes; a larger one is sniffed and streamed through the threadpool
- * (docs/adr/0480-small-files-are-read-and-written-synchronously.md). The kernel answers fstat
+ * (docs/adr/0480-small-files-are-read-synchronously.md). The kernel answers fstat
  * from the descriptor (docs/adr/0386).
  */
 async function readOpened(input: ReadInput, context: ToolUseContext, realPath: string, fd: number) {

@@ -1,23 +1,11 @@
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncate,
-  ftruncateSync,
-  openSync,
-  read,
-  readSync,
-  write,
-  writeSync,
-} from 'node:fs'
+import { closeSync, constants, fstatSync, ftruncate, openSync, read, readSync, write } from 'node:fs'
 import { promisify } from 'node:util'
 
 /**
- * Files up to this size are read and written with synchronous calls on their checked
- * descriptor: a page-cache copy of 64 KiB (the chunk Read's stream used to take in one
+ * Files up to this size are read with synchronous calls on their checked descriptor: a page-cache copy of 64 KiB (the chunk Read's stream used to take in one
  * threadpool round trip) costs less than the hop to the threadpool and back. Larger files keep
  * the threadpool so the event loop is never held long
- * (docs/adr/0480-small-files-are-read-and-written-synchronously.md).
+ * (docs/adr/0480-small-files-are-read-synchronously.md).
  */
 export const SYNC_IO_LIMIT = 64 * 1024
 
@@ -76,22 +64,19 @@ export async function* readChunks(fd: number): AsyncGenerator<Buffer> {
 }
 
 /**
- * Replaces the content of the file open on `fd` (`previousSize` bytes long) with `bytes`:
- * synchronously when both are small (truncating a large file frees its pages, which can take a
- * while), through the threadpool otherwise.
+ * Replaces the content of the file open on `fd` with `bytes`: the new bytes written from the
+ * start, then the file cut to their length if it is longer (fstat, answered from the
+ * descriptor, says whether). Never truncated to zero first: on ext4 a file truncated to zero
+ * and rewritten is flushed to disk at its close, and its next truncation waits for that write,
+ * 5 ms measured. The writes stay on the threadpool, where the kernel's throttling of a busy
+ * disk cannot hold the event loop (docs/adr/0481-rewrites-never-truncate-to-zero.md).
  */
-export async function replaceWhole(fd: number, previousSize: number, bytes: Buffer): Promise<void> {
-  if (previousSize <= SYNC_IO_LIMIT && bytes.length <= SYNC_IO_LIMIT) {
-    ftruncateSync(fd, 0)
-    let written = 0
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written, written)
-    return
-  }
-  await truncateAsync(fd, 0)
+export async function replaceWhole(fd: number, bytes: Buffer): Promise<void> {
   let written = 0
   while (written < bytes.length) {
     written += (await writeAt(fd, bytes, written, bytes.length - written, written)).bytesWritten
   }
+  if (fstatSync(fd).size > bytes.length) await truncateAsync(fd, bytes.length)
 }
 
 /**

@@ -121,7 +121,7 @@ export type ConfinedDescriptor = { realPath: string; fd: number; close: () => Pr
 
 /**
  * openConfinedFile as a descriptor opened synchronously where /proc/self/fd allows, no
- * threadpool round trip (docs/adr/0480-small-files-are-read-and-written-synchronously.md), and
+ * threadpool round trip (docs/adr/0480-small-files-are-read-synchronously.md), and
  * through openFileInside where it does not. The caller calls `close`.
  */
 export async function openConfinedDescriptor(

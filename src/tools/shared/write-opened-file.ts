@@ -10,8 +10,9 @@ export type CurrentFile = { readFile(encoding: 'utf8'): Promise<string> }
  * Replaces the whole content of `filePath` (creating it and its parents if missing) through a
  * descriptor opened inside the working directories (docs/adr/0091-open-through-checked-descriptors.md).
  * The file is opened without O_TRUNC and truncated only once the open was verified, so a path
- * that turned out to lead elsewhere is never truncated. A small file is read and written
- * synchronously (docs/adr/0480-small-files-are-read-and-written-synchronously.md). Returns its real path.
+ * that turned out to lead elsewhere is never truncated, and then only past the new content's
+ * end (docs/adr/0481-rewrites-never-truncate-to-zero.md); a small file is read synchronously
+ * (docs/adr/0480-small-files-are-read-synchronously.md). Returns its real path.
  */
 export async function writeConfinedFile(
   filePath: string,
@@ -31,7 +32,7 @@ export async function writeConfinedFile(
     if (!stats.isFile()) throw new Error(`${filePath} is not a regular file.`)
     const current: CurrentFile = { readFile: async () => (await readWhole(fd, stats.size)).toString('utf8') }
     const text = typeof content === 'string' ? content : await content(current)
-    await replaceWhole(fd, stats.size, Buffer.from(text))
+    await replaceWhole(fd, Buffer.from(text))
     return realPath
   } finally {
     await close()
