@@ -86,9 +86,9 @@ export async function openDirectoryInside(
   }
 }
 
-function openCheckedSync(target: string, flags: number): number {
+function openCheckedSync(target: string, flags: number, mode?: number): number {
   try {
-    return openSync(target, flags | constants.O_NOFOLLOW)
+    return openSync(target, flags | constants.O_NOFOLLOW, mode)
   } catch (error) {
     if (errorCode(error) === 'ELOOP') throw changed()
     throw error
@@ -125,6 +125,36 @@ function openDirectoryInsideSync(roots: readonly string[], realDirectory: string
   } catch (error) {
     closeSync(fd)
     if (errorCode(error) === 'ENOTDIR') throw changed()
+    throw error
+  }
+}
+
+/**
+ * openFileInside as a descriptor, every open synchronous: the directories as
+ * openDirectoryInsideSync, then the file relative to its directory's descriptor with O_NOFOLLOW
+ * and O_NONBLOCK, and the descriptor verified. Opening a regular file reads no data, the kernel
+ * answers it from the lookups just made (docs/adr/0480-small-files-are-read-synchronously.md).
+ * Undefined where /proc/self/fd is missing: the caller takes openFileInside. The caller closes it.
+ */
+export function openFileInsideSync(
+  roots: readonly string[],
+  realPath: string,
+  flags: number,
+  options: { createParents: boolean } = { createParents: false },
+): number | undefined {
+  if (!HAS_DESCRIPTORS) return undefined
+  const directory = openDirectoryInsideSync(roots, path.dirname(realPath), options.createParents)
+  let fd: number
+  try {
+    fd = openCheckedSync(descriptorPath(directory, path.basename(realPath)), flags | constants.O_NONBLOCK, 0o666)
+  } finally {
+    closeSync(directory)
+  }
+  try {
+    verify(fd, roots)
+    return fd
+  } catch (error) {
+    closeSync(fd)
     throw error
   }
 }

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { checkReadBeforeWrite, recordWrite } from '../shared/check-read-before-write.js'
+import { readTextFile } from '../shared/descriptor-io.js'
 import { statIfExists } from '../shared/file-stats.js'
 import { tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { writeConfinedFile } from '../shared/write-opened-file.js'
@@ -58,7 +58,8 @@ async function planEdit(input: EditInput, context: ToolUseContext, readContent =
   const fresh: ValidationResult = checkReadBeforeWrite(realPath, input.file_path, stats, context)
   if (!fresh.result) return { ok: false, message: fresh.message }
   if (!readContent && input.old_string !== '') return { ok: true, realPath, original: undefined }
-  const original = await readFile(realPath, 'utf8')
+  // A small file in one synchronous read, as the call reads it (docs/adr/0480).
+  const original = await readTextFile(realPath)
   if (input.old_string === '' && original !== '') {
     return {
       ok: false,

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { stat } from 'node:fs/promises'
+import { statSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
@@ -114,7 +114,8 @@ export function createGrepTool(options: { backend?: GrepBackend } = {}) {
       })
       const result = await runSearchProcess(chosen, args, {
         // The checked real directory, never the session's cwd as held (it may have become a link).
-        cwd: (await stat(target)).isDirectory() ? target : path.dirname(target),
+        // One synchronous stat of the path just resolved (docs/adr/0312).
+        cwd: statSync(target).isDirectory() ? target : path.dirname(target),
         signal: context.abortSignal,
         // Files mode is sorted by mtime afterwards, so it keeps everything up to the hard cap.
         maxLines: mode === 'files_with_matches' ? GREP_DEFAULT_MAX_LINES : limit,

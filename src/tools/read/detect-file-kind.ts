@@ -1,4 +1,3 @@
-import { type FileHandle, open } from 'node:fs/promises'
 import path from 'node:path'
 
 import type { ImageMediaType } from '../../messages/content-blocks.js'
@@ -22,7 +21,8 @@ const BINARY_EXTENSIONS = new Set(
   ).split(' '),
 )
 
-const SNIFF_BYTES = 8192
+/** How much of a file's start is looked at for NUL bytes. */
+export const SNIFF_BYTES = 8192
 
 function matchesMagic(mediaType: ImageMediaType, head: Buffer): boolean {
   switch (mediaType) {
@@ -37,25 +37,18 @@ function matchesMagic(mediaType: ImageMediaType, head: Buffer): boolean {
   }
 }
 
-/** Image when both the extension and the magic bytes say so; binary by extension or a NUL byte. */
-export async function detectFileKind(filePath: string, opened?: FileHandle): Promise<FileKind> {
+/**
+ * Image when both the extension and the magic bytes say so; binary by extension or a NUL byte.
+ * `head`: the file's first bytes (up to SNIFF_BYTES), read through the caller's checked descriptor.
+ */
+export function detectFileKind(filePath: string, head: Buffer): FileKind {
   const extension = path.extname(filePath).toLowerCase()
-  // Read through the caller's handle when it has one: the bytes sniffed are the file checked.
-  const handle = opened ?? (await open(filePath, 'r'))
-  let head: Buffer
-  try {
-    const buffer = Buffer.alloc(SNIFF_BYTES)
-    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0)
-    head = buffer.subarray(0, bytesRead)
-  } finally {
-    if (opened === undefined) await handle.close()
-  }
   const imageType = IMAGE_EXTENSIONS[extension]
   if (imageType !== undefined) {
     if (matchesMagic(imageType, head)) return { kind: 'image', mediaType: imageType }
     return { kind: 'binary', why: `its extension says ${imageType} but its content is not a valid ${imageType} image` }
   }
   if (BINARY_EXTENSIONS.has(extension)) return { kind: 'binary', why: `${extension} files are binary` }
-  if (head.includes(0)) return { kind: 'binary', why: 'it contains NUL bytes' }
+  if (head.subarray(0, SNIFF_BYTES).includes(0)) return { kind: 'binary', why: 'it contains NUL bytes' }
   return { kind: 'text' }
 }

@@ -1,6 +1,5 @@
-import { createReadStream } from 'node:fs'
-import type { FileHandle } from 'node:fs/promises'
 import { StringDecoder } from 'node:string_decoder'
+import { readChunks } from '../shared/descriptor-io.js'
 
 export type TextLinesOptions = {
   /** 1-based number of the first line to return. */
@@ -25,16 +24,14 @@ export type TextLines = {
  * more memory than the lines returned (each capped at `maxLineChars`). Stops reading as soon as
  * one line past the range is seen.
  */
-export async function readTextLines(file: string | FileHandle, options: TextLinesOptions): Promise<TextLines> {
+export async function readTextLines(file: Buffer | number, options: TextLinesOptions): Promise<TextLines> {
   const { offset, limit, maxLineChars } = options
   const lastWanted = offset + limit - 1
   const lines: TextLine[] = []
   const decoder = new StringDecoder('utf8')
-  // A handle is read from its start and left open: the caller owns it.
-  const stream =
-    typeof file === 'string'
-      ? createReadStream(file, { highWaterMark: 64 * 1024 })
-      : file.createReadStream({ highWaterMark: 64 * 1024, start: 0, autoClose: false })
+  // A descriptor is read from its start and left open: the caller owns it. A file already read
+  // whole is one chunk (docs/adr/0480-small-files-are-read-synchronously.md).
+  const chunks = typeof file === 'number' ? readChunks(file) : [file]
   let number = 1
   let current = ''
   let currentLength = 0
@@ -56,28 +53,24 @@ export async function readTextLines(file: string | FileHandle, options: TextLine
     currentLength = 0
   }
 
-  try {
-    for await (const chunk of stream) {
-      let text = decoder.write(chunk as Buffer)
-      if (text.length > 0) sawText = true
-      while (text.length > 0) {
-        if (number > lastWanted) {
-          hasMore = true
-          break
-        }
-        const newline = text.indexOf('\n')
-        if (newline === -1) {
-          append(text)
-          break
-        }
-        append(text.slice(0, newline))
-        endLine()
-        text = text.slice(newline + 1)
+  for await (const chunk of chunks) {
+    let text = decoder.write(chunk)
+    if (text.length > 0) sawText = true
+    while (text.length > 0) {
+      if (number > lastWanted) {
+        hasMore = true
+        break
       }
-      if (hasMore) break
+      const newline = text.indexOf('\n')
+      if (newline === -1) {
+        append(text)
+        break
+      }
+      append(text.slice(0, newline))
+      endLine()
+      text = text.slice(newline + 1)
     }
-  } finally {
-    stream.destroy()
+    if (hasMore) break
   }
   if (hasMore) return { lines, hasMore }
   const rest = decoder.end()

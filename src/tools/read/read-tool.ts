@@ -1,11 +1,12 @@
-import { constants, type Stats, statSync } from 'node:fs'
-import type { FileHandle } from 'node:fs/promises'
+import { constants, fstatSync, read, type Stats, statSync } from 'node:fs'
+import { promisify } from 'node:util'
 import { z } from 'zod'
 import type { ImageBlock } from '../../messages/content-blocks.js'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext } from '../../tool/tool.js'
-import { openConfinedFile, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
-import { detectFileKind } from './detect-file-kind.js'
+import { readSmallSync, readWhole } from '../shared/descriptor-io.js'
+import { openConfinedDescriptor, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { detectFileKind, SNIFF_BYTES } from './detect-file-kind.js'
 import { readTextLines } from './read-text-lines.js'
 
 const READ_TOOL_NAME = 'Read'
@@ -15,6 +16,8 @@ const MAX_LINE_CHARS = 2_000
 const MAX_READ_OUTPUT_CHARS = 250_000
 /** Base64 of this many bytes stays under the API's 5 MB image limit. */
 const MAX_IMAGE_BYTES = 3_750_000
+
+const readAt = promisify(read)
 
 const ReadInputSchema = z.strictObject({
   file_path: z
@@ -88,11 +91,11 @@ export const ReadTool = buildTool({
     // The file is opened once, through checked descriptors, and everything below reads that
     // object: swapping a directory for a link after the check cannot redirect the read
     // (docs/adr/0091-open-through-checked-descriptors.md).
-    const { realPath, handle } = await openConfinedFile(input.file_path, context, 'read', constants.O_RDONLY)
+    const opened = await openConfinedDescriptor(input.file_path, context, 'read', constants.O_RDONLY)
     try {
-      return await readOpened(input, context, realPath, handle)
+      return await readOpened(input, context, opened.realPath, opened.fd)
     } finally {
-      await handle.close()
+      await opened.close()
     }
   },
   mapToolResult(data: ReadOutput) {
@@ -103,10 +106,17 @@ export const ReadTool = buildTool({
   },
 })
 
-async function readOpened(input: ReadInput, context: ToolUseContext, realPath: string, handle: FileHandle) {
-  const stats = await handle.stat()
+/**
+ * Reads the file open on `fd`. A small one is read whole, synchronously, and every step below
+ * works on those bytes; a larger one is sniffed and streamed through the threadpool
+ * (docs/adr/0480-small-files-are-read-synchronously.md). The kernel answers fstat
+ * from the descriptor (docs/adr/0386).
+ */
+async function readOpened(input: ReadInput, context: ToolUseContext, realPath: string, fd: number) {
+  const stats = fstatSync(fd)
   if (!stats.isFile()) throw new Error(`${input.file_path} is not a regular file.`)
-  const kind = await detectFileKind(realPath, handle)
+  const whole = readSmallSync(fd, stats.size)
+  const kind = detectFileKind(realPath, whole ?? (await readHead(fd)))
   if (kind.kind === 'binary') {
     throw new Error(
       `Cannot read ${input.file_path}: ${kind.why}. Binary files are not shown; use Bash (e.g. \`file\`, \`xxd | head\`) to inspect it.`,
@@ -118,7 +128,7 @@ async function readOpened(input: ReadInput, context: ToolUseContext, realPath: s
         `The image ${input.file_path} is ${stats.size} bytes; at most ${MAX_IMAGE_BYTES} bytes can be shown. Resize it first.`,
       )
     }
-    const base64 = (await handle.readFile()).toString('base64')
+    const base64 = (whole ?? (await readWhole(fd, stats.size))).toString('base64')
     context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial: false })
     return {
       data: { type: 'image' as const, filePath: realPath, mediaType: kind.mediaType, base64 } satisfies ReadOutput,
@@ -126,7 +136,7 @@ async function readOpened(input: ReadInput, context: ToolUseContext, realPath: s
   }
   const offset = Math.max(input.offset ?? 1, 1)
   const limit = input.limit ?? DEFAULT_READ_LIMIT
-  const result = await readTextLines(handle, { offset, limit, maxLineChars: MAX_LINE_CHARS })
+  const result = await readTextLines(whole ?? fd, { offset, limit, maxLineChars: MAX_LINE_CHARS })
   const out: string[] = []
   let length = 0
   let cutAt: number | undefined
@@ -157,6 +167,13 @@ async function readOpened(input: ReadInput, context: ToolUseContext, realPath: s
     result.lines.some((line) => line.fullLength > line.text.length)
   context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial })
   return { data: { type: 'text', filePath: realPath, content } satisfies ReadOutput }
+}
+
+/** The first SNIFF_BYTES of a large file, through the threadpool. */
+async function readHead(fd: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(SNIFF_BYTES)
+  const { bytesRead } = await readAt(fd, buffer, 0, SNIFF_BYTES, 0)
+  return buffer.subarray(0, bytesRead)
 }
 
 /** One synchronous stat of a path just resolved, no threadpool round trip (docs/adr/0312); null when it cannot be read. */

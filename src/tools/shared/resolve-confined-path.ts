@@ -1,8 +1,9 @@
+import { closeSync } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { errorCode } from '../../paths/error-code.js'
 import { isInside, isInsideAny } from '../../paths/is-inside.js'
-import { openFileInside, PathChangedError } from '../../paths/open-inside.js'
+import { openFileInside, openFileInsideSync, PathChangedError } from '../../paths/open-inside.js'
 import { resolveRealPath } from '../../paths/resolve-real-path.js'
 import {
   type PathAccess,
@@ -109,6 +110,33 @@ export async function openConfinedFile(
   const { realPath, roots } = await confine(filePath, context, access)
   try {
     return { realPath, handle: await openFileInside(roots, realPath, flags, options) }
+  } catch (error) {
+    if (error instanceof PathChangedError) throw new PathConfinementError(`${filePath}: ${error.message}`)
+    throw error
+  }
+}
+
+/** A checked descriptor: `close` closes it the way it was opened. */
+export type ConfinedDescriptor = { realPath: string; fd: number; close: () => Promise<void> }
+
+/**
+ * openConfinedFile as a descriptor opened synchronously where /proc/self/fd allows, no
+ * threadpool round trip (docs/adr/0480-small-files-are-read-synchronously.md), and
+ * through openFileInside where it does not. The caller calls `close`.
+ */
+export async function openConfinedDescriptor(
+  filePath: string,
+  context: WorkingDirectoryContext,
+  access: PathAccess,
+  flags: number,
+  options: { createParents: boolean } = { createParents: false },
+): Promise<ConfinedDescriptor> {
+  const { realPath, roots } = await confine(filePath, context, access)
+  try {
+    const fd = openFileInsideSync(roots, realPath, flags, options)
+    if (fd !== undefined) return { realPath, fd, close: async () => closeSync(fd) }
+    const handle = await openFileInside(roots, realPath, flags, options)
+    return { realPath, fd: handle.fd, close: () => handle.close() }
   } catch (error) {
     if (error instanceof PathChangedError) throw new PathConfinementError(`${filePath}: ${error.message}`)
     throw error

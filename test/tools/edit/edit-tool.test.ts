@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ToolUseContext } from '../../../src/tool/tool.js'
 import { EditTool } from '../../../src/tools/edit/edit-tool.js'
 import { ReadTool } from '../../../src/tools/read/read-tool.js'
+import { SYNC_IO_LIMIT } from '../../../src/tools/shared/descriptor-io.js'
 import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
 import { okData, runTool } from '../helpers.js'
 
@@ -37,6 +38,24 @@ describe('Edit', () => {
     const text = EditTool.mapToolResult(okData(result)).content as string
     expect(text).toContain(`The file ${target} has been updated (1 replacement).`)
     expect(text).toContain('     2\tconst b = 20')
+  })
+
+  it('edits files above and below the synchronous bound alike, growing or shrinking them (docs/adr/0480)', async () => {
+    const filler = `${'// filler line\n'.repeat(SYNC_IO_LIMIT / 15)}`
+    const target = await fileReadInSession('big.ts', `const a = 1\n${filler}const z = 2\n`)
+    const grown = await runTool(
+      EditTool,
+      { file_path: 'big.ts', old_string: 'const a = 1', new_string: 'const a = 10' },
+      ctx,
+    )
+    expect(grown.ok).toBe(true)
+    expect(await readFile(target, 'utf8')).toBe(`const a = 10\n${filler}const z = 2\n`)
+    const shrunk = await runTool(EditTool, { file_path: 'big.ts', old_string: filler, new_string: '' }, ctx)
+    expect(shrunk.ok).toBe(true)
+    expect(await readFile(target, 'utf8')).toBe('const a = 10\nconst z = 2\n')
+    const again = await runTool(EditTool, { file_path: 'big.ts', old_string: 'const z = 2', new_string: filler }, ctx)
+    expect(again.ok).toBe(true)
+    expect(await readFile(target, 'utf8')).toBe(`const a = 10\n${filler}\n`)
   })
 
   it('refuses several matches unless replace_all, and then replaces them all', async () => {

@@ -1,8 +1,10 @@
 // Pins Read: numbered lines, offset/limit, long lines, empty/binary/image files, confinement, readFileState.
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { SNIFF_BYTES } from '../../../src/tools/read/detect-file-kind.js'
 import { ReadTool } from '../../../src/tools/read/read-tool.js'
+import { SYNC_IO_LIMIT } from '../../../src/tools/shared/descriptor-io.js'
 import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
 import { okData, runTool } from '../helpers.js'
 
@@ -70,6 +72,41 @@ describe('Read', () => {
     expect(mapped.content).toEqual([
       { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG.toString('base64') } },
     ])
+  })
+
+  it('reads files above and below the synchronous bound alike (docs/adr/0480)', async () => {
+    const line = (index: number) => `line ${index} ${'.'.repeat(40)}`
+    for (const [name, count] of [
+      ['small.txt', 100],
+      ['large.txt', 3_000],
+    ] as const) {
+      await writeFile(
+        path.join(workspace.cwd, name),
+        `${Array.from({ length: count }, (_, i) => line(i + 1)).join('\n')}\n`,
+      )
+    }
+    expect(Buffer.byteLength(await readFile(path.join(workspace.cwd, 'large.txt')))).toBeGreaterThan(SYNC_IO_LIMIT)
+    const small = await readText({ file_path: 'small.txt' })
+    const large = await readText({ file_path: 'large.txt', limit: 100 })
+    expect(large).toBe(`${small}\n\n(The file has more lines. Read on with offset 101.)`)
+    expect(await readText({ file_path: 'large.txt', offset: 2_999 })).toBe(
+      `  2999\t${line(2_999)}\n  3000\t${line(3_000)}`,
+    )
+    const image = Buffer.concat([PNG, Buffer.alloc(SYNC_IO_LIMIT)])
+    await writeFile(path.join(workspace.cwd, 'big.png'), image)
+    const result = await runTool(ReadTool, { file_path: 'big.png' }, context())
+    expect(ReadTool.mapToolResult(okData(result)).content).toEqual([
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: image.toString('base64') } },
+    ])
+    const nulLate = Buffer.concat([Buffer.alloc(SNIFF_BYTES, 'a'), Buffer.from([0])])
+    await writeFile(path.join(workspace.cwd, 'late-nul.txt'), nulLate)
+    expect((await runTool(ReadTool, { file_path: 'late-nul.txt' }, context())).ok).toBe(true)
+    await writeFile(
+      path.join(workspace.cwd, 'big-nul.txt'),
+      Buffer.concat([Buffer.from([0]), Buffer.alloc(SYNC_IO_LIMIT, 'a')]),
+    )
+    const refused = await runTool(ReadTool, { file_path: 'big-nul.txt' }, context())
+    expect(refused.ok ? '' : refused.message).toContain('it contains NUL bytes')
   })
 
   it('refuses binary files and files whose image extension lies', async () => {
