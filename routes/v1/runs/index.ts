@@ -3,6 +3,8 @@ import { admissionHook } from '../../../plugins/run-manager.js'
 import { openPermissionRequests, resolvedPermissions } from '../../../src/runs/control/open-permission-requests.js'
 import { requestFromBody } from '../../../src/runs/run-request.js'
 import { jsonResponse, problemResponses } from '../../responses.js'
+import { createRunValidatorCompiler } from './create-run-validator.js'
+import { runResultSerializerCompiler } from './run-result-serializer.js'
 import {
   CreateRunBodySchema,
   IdempotencyHeadersSchema,
@@ -30,6 +32,9 @@ export const runsRoutes: FastifyPluginAsyncZod = async (app) => {
         ...problemResponses(400, 401, 404, 409, 413, 429, 503),
       },
     },
+    // The common body is checked and the 200 written by hand, as zod would (docs/adr/0429, 0430).
+    validatorCompiler: createRunValidatorCompiler,
+    serializerCompiler: runResultSerializerCompiler,
     onRequest: admissionHook(app),
     handler: async (request, reply) => {
       const handle = await app.runManager.start(
