@@ -2,11 +2,11 @@ import type { ToolUseBlock } from '../messages/content-blocks.js'
 import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
 import { startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
-import type { CanUseToolFn } from '../tool/tool.js'
+import type { CanUseToolFn, ToolProgressData } from '../tool/tool.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
 import { admitCallSafely } from './admit-call.js'
 import { reportFinished } from './call-outcome.js'
-import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
+import { type CallOutcome, type PipelineRun, runCallPipeline } from './call-pipeline.js'
 import { cancelsSiblings } from './cancel-policy.js'
 import { describeCall } from './describe-call.js'
 import { NO_HOOKS } from './hook-runner.js'
@@ -18,8 +18,10 @@ import { canStart, type ExecutingSet } from './scheduling-rule.js'
 import { withSessionAllowRule } from './session-allow-rule.js'
 import type { SessionContext } from './session-context.js'
 import { applyContextModifier, toCallContext } from './session-context.js'
-import { settleOrAbort } from './settle-or-abort.js'
-import { abortCall, callSignal, type TrackedCall } from './tracked-call.js'
+import { settleOnce } from './settle-or-abort.js'
+import { abortCall, callSignal, type TrackedCall, trackCall } from './tracked-call.js'
+
+const RESOLVED = Promise.resolve()
 
 /**
  * The scheduler of docs/design.md §6 for one run. Blocks are queued in order; the queue is walked in order
@@ -30,9 +32,15 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   const { runId, sink, tools } = options
   const permissions = options.permissions ?? ALLOW_ALL
   // One per run, not per call: the pipeline hands it to every call's tool (nested permission checks).
-  const canUseTool: CanUseToolFn = (tool, input, context) =>
+  // Async, so a gate that answers at once or throws still gives the tool a promise.
+  const canUseTool: CanUseToolFn = async (tool, input, context) =>
     permissions.decide({ tool, input, context, hookOutcome: {} })
-  const hooks = options.hooks ?? NO_HOOKS
+  const pipelineRun: PipelineRun = {
+    parentMessage: options.parentMessage,
+    permissions,
+    hooks: options.hooks ?? NO_HOOKS,
+    canUseTool,
+  }
   const maxConcurrency = options.options.maxConcurrency
   // A bad cap is the caller's bug (config and request options are validated at the edge): say so
   // rather than repair it silently.
@@ -96,7 +104,9 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   function drain(): void {
     if (drainQueued) return
     drainQueued = true
-    queueMicrotask(drainNow)
+    // A resolved promise's reaction: the same microtask queue as queueMicrotask, without the
+    // async resource Node makes for each of its callbacks (docs/adr/0442).
+    RESOLVED.then(drainNow)
   }
 
   function drainNow(): void {
@@ -189,38 +199,30 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     sink.event({ type: 'tool.started', tool_use_id: call.block.id })
     armCallDeadline(call)
     const span = startCallSpan(runSpan.context, tool.name, call.block.id)
-    const settled = (outcome: CallOutcome | undefined, failure?: { fault: unknown }) => {
-      if (failure) outcome = { content: pipelineFaultMessage(tool.name, String(failure.fault)), isError: true }
+    const settle = settleOnce<CallOutcome>((outcome) => {
+      // What the call's closures hold (its context, the pipeline's inputs) is garbage from here.
+      call.settle = undefined
       span.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
       if (call.abortReason !== undefined) stop(call, call.abortReason)
       else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true })
       schedule()
+    })
+    call.settle = settle
+    const context = toCallContext(session, {
+      runId,
+      toolUseId: call.block.id,
+      abortSignal: () => callSignal(call),
+      tools,
+    })
+    const onProgress = (data: ToolProgressData) => {
+      if (call.status === 'executing') sink.event({ type: 'tool.progress', tool_use_id: call.block.id, data })
     }
-    let pipeline: Promise<CallOutcome>
     try {
-      pipeline = span.run(runCallPipeline, {
-        tool,
-        block: call.block,
-        parsedInput: call.parsedInput!,
-        context: toCallContext(session, {
-          runId,
-          toolUseId: call.block.id,
-          abortSignal: () => callSignal(call),
-          tools,
-        }),
-        parentMessage: options.parentMessage,
-        permissions,
-        hooks,
-        canUseTool,
-        isAborted: () => call.abortReason !== undefined,
-        onProgress: (data) => {
-          if (call.status === 'executing') sink.event({ type: 'tool.progress', tool_use_id: call.block.id, data })
-        },
-      })
+      if (runSpan.context === undefined) runCallPipeline(pipelineRun, call, context, onProgress)
+      else span.run(() => runCallPipeline(pipelineRun, call, context, onProgress), undefined)
     } catch (fault) {
-      pipeline = Promise.reject(fault)
+      RESOLVED.then(() => settle({ content: pipelineFaultMessage(tool.name, String(fault)), isError: true }))
     }
-    settleOrAbort(pipeline, call, settled)
   }
 
   function armCallDeadline(call: TrackedCall): void {
@@ -293,15 +295,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       if (inputEnded) throw new Error('addToolUse after endInput: the run takes no more blocks')
       if (ids.has(block.id)) throw new Error(`Duplicate tool_use id: ${block.id}`)
       ids.add(block.id)
-      const call: TrackedCall = {
-        index: calls.length,
-        block,
-        safe: false,
-        status: 'queued',
-        ...(addOptions?.refuseWith === undefined ? {} : { refusal: addOptions.refuseWith }),
-        ...(addOptions?.settled === undefined ? {} : { settled: addOptions.settled }),
-      }
-      calls.push(call)
+      calls.push(trackCall(calls.length, block, addOptions?.refuseWith, addOptions?.settled))
       scheduleKick()
     },
     endInput(): void {
