@@ -24,6 +24,7 @@ import {
 } from './call-stages.js'
 import { type HookRunner, NO_HOOKS } from './hook-runner.js'
 import type { PermissionGate } from './permission-gate.js'
+import { handOver } from './settle-or-abort.js'
 
 export type CallOutcome = {
   content: ToolResultContent
@@ -52,12 +53,11 @@ export type PipelineCall = {
   readonly parsedInput: { [key: string]: unknown } | undefined
   /** Set when the executor aborted the call; cheaper than touching the lazily made signal. */
   readonly abortReason: unknown
-  /** Takes the outcome, read once when the pipeline starts; called in a later microtask. */
-  readonly settle: ((outcome: CallOutcome | undefined) => void) | undefined
+  /** Takes the outcome (through handOver, once), always in a later microtask than the start. */
+  settle: ((outcome: CallOutcome | undefined) => void) | undefined
 }
 
 type Input = { [key: string]: unknown }
-type Settle = (outcome: CallOutcome) => void
 type OnProgress = (data: ToolProgressData) => void
 
 const RESOLVED = Promise.resolve()
@@ -78,42 +78,48 @@ const RESOLVED = Promise.resolve()
  *      threshold and the per-run budget, and result-yielder.ts yields in block order.
  *
  * Failures come back as outcomes, never as throws: one call never fails a run. The outcome goes
- * to `call.settle`, always in a later microtask. The common path (no validateInput, no hooks, a
+ * to `call.settle` (settle-or-abort.ts), always in a later microtask. The common path (no validateInput, no hooks, a
  * gate that answers at once) runs up to the tool's own promise synchronously and allocates no
  * async frame of its own (docs/adr/0441-the-call-pipeline-is-callback-shaped.md); the other
  * paths are call-stages.ts.
  */
 export function runCallPipeline(run: PipelineRun, call: PipelineCall, context: ToolUseContext, onProgress: OnProgress) {
   const tool = call.tool as AnyTool
-  const settle = call.settle as Settle
   try {
     if (call.abortReason !== undefined) {
-      later(settle, fail(CANCEL_MESSAGE))
+      later(call, fail(CANCEL_MESSAGE))
       return
     }
     const callInput = stripInternalKeys(tool, call.parsedInput as Input)
     if (tool.validateInput || run.hooks !== NO_HOOKS) {
-      const staged = stagedPipeline(stagesOf(run, call, context, onProgress), callInput)
-      staged.then(settle, (fault: unknown) => settle(faultOf(tool, fault)))
+      settleWith(call, tool, stagedPipeline(stagesOf(run, call, context, onProgress), callInput))
       return
     }
     const decision = checkPermission(run.permissions, tool, callInput, context, NO_HOOK_OUTCOME)
     if (!isPromise(decision)) {
-      afterDecision(run, call, settle, context, onProgress, callInput, decision)
+      afterDecision(run, call, context, onProgress, callInput, decision)
       return
     }
     decision.then(
-      (answer) => afterDecision(run, call, settle, context, onProgress, callInput, answer),
-      (fault: unknown) => settle(faultOf(tool, fault)),
+      (answer) => afterDecision(run, call, context, onProgress, callInput, answer),
+      (fault: unknown) => handOver(call, faultOf(tool, fault)),
     )
   } catch (fault) {
-    later(settle, faultOf(tool, fault))
+    later(call, faultOf(tool, fault))
   }
 }
 
 /** An outcome known at once still arrives in a later microtask, as every outcome does. */
-function later(settle: Settle, outcome: CallOutcome): void {
-  RESOLVED.then(() => settle(outcome))
+function later(call: PipelineCall, outcome: CallOutcome): void {
+  RESOLVED.then(() => handOver(call, outcome))
+}
+
+/** The outcome of an awaiting stage, or its fault's text. */
+function settleWith(call: PipelineCall, tool: AnyTool, outcome: Promise<CallOutcome>): void {
+  outcome.then(
+    (value) => handOver(call, value),
+    (fault: unknown) => handOver(call, faultOf(tool, fault)),
+  )
 }
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
@@ -124,7 +130,6 @@ function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
 function afterDecision(
   run: PipelineRun,
   call: PipelineCall,
-  settle: Settle,
   context: ToolUseContext,
   onProgress: OnProgress,
   callInput: Input,
@@ -133,22 +138,19 @@ function afterDecision(
   const tool = call.tool as AnyTool
   try {
     if (decision.behavior === 'deny') {
-      later(settle, { ...fail(decision.message), denied: true })
+      later(call, { ...fail(decision.message), denied: true })
     } else if (decision.updatedInput) {
-      const rewritten = rewrittenCall(stagesOf(run, call, context, onProgress), decision.updatedInput)
-      rewritten.then(settle, (fault: unknown) => settle(faultOf(tool, fault)))
+      settleWith(call, tool, rewrittenCall(stagesOf(run, call, context, onProgress), decision.updatedInput))
     } else if (call.abortReason !== undefined) {
-      later(settle, fail(CANCEL_MESSAGE))
+      later(call, fail(CANCEL_MESSAGE))
     } else
       startTool(tool, callInput, context, run, onProgress).then(
-        (result) => settle(outcomeOf(tool, call.block, result)),
-        (error: unknown) => {
-          const failed = failedCall(stagesOf(run, call, context, onProgress), callInput, error, undefined)
-          failed.then(settle, (fault: unknown) => settle(faultOf(tool, fault)))
-        },
+        (result) => handOver(call, outcomeOf(tool, call.block, result)),
+        (error: unknown) =>
+          settleWith(call, tool, failedCall(stagesOf(run, call, context, onProgress), callInput, error, undefined)),
       )
   } catch (fault) {
-    later(settle, faultOf(tool, fault))
+    later(call, faultOf(tool, fault))
   }
 }
 

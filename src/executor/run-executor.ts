@@ -18,8 +18,8 @@ import { canStart, type ExecutingSet } from './scheduling-rule.js'
 import { withSessionAllowRule } from './session-allow-rule.js'
 import type { SessionContext } from './session-context.js'
 import { applyContextModifier, toCallContext } from './session-context.js'
-import { settleOnce } from './settle-or-abort.js'
-import { abortCall, callSignal, type TrackedCall, trackCall } from './tracked-call.js'
+import { handOver } from './settle-or-abort.js'
+import { abortCall, type TrackedCall, trackCall } from './tracked-call.js'
 
 const RESOLVED = Promise.resolve()
 
@@ -82,6 +82,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   runTimer?.unref?.()
 
   const executing: ExecutingSet = { count: 0, unsafe: 0 }
+  /** What every call's context and every context modifier is given of the run. */
+  const callFields = { runId, tools }
   const ids = new Set<string>()
   /** Calls start in block order, so everything before this index has left the queue. */
   let nextToStart = 0
@@ -93,7 +95,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       const modifier = call.deferredModifier
       if (modifier === undefined) continue
       call.deferredModifier = undefined
-      session = applyContextModifier(session, modifier, { runId, tools })
+      session = applyContextModifier(session, modifier, callFields)
     }
   }
 
@@ -158,8 +160,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     if (outcome.contextModifier && call.safe) {
       call.deferredModifier = outcome.contextModifier
       deferredModifiers++
-    } else if (outcome.contextModifier)
-      session = applyContextModifier(session, outcome.contextModifier, { runId, tools })
+    } else if (outcome.contextModifier) session = applyContextModifier(session, outcome.contextModifier, callFields)
     if (outcome.isError && !call.stoppedByEngine) abortSiblingsAfter(call)
     yielder.completed(call)
     drain()
@@ -199,21 +200,14 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     sink.event({ type: 'tool.started', tool_use_id: call.block.id })
     armCallDeadline(call)
     const span = startCallSpan(runSpan.context, tool.name, call.block.id)
-    const settle = settleOnce<CallOutcome>((outcome) => {
-      // What the call's closures hold (its context, the pipeline's inputs) is garbage from here.
-      call.settle = undefined
+    call.settle = (outcome) => {
+      // Called once (handOver clears it): what the call's closures hold is garbage from here.
       span.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
       if (call.abortReason !== undefined) stop(call, call.abortReason)
       else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true })
       schedule()
-    })
-    call.settle = settle
-    const context = toCallContext(session, {
-      runId,
-      toolUseId: call.block.id,
-      abortSignal: () => callSignal(call),
-      tools,
-    })
+    }
+    const context = toCallContext(session, callFields, call.block.id, call)
     const onProgress = (data: ToolProgressData) => {
       if (call.status === 'executing') sink.event({ type: 'tool.progress', tool_use_id: call.block.id, data })
     }
@@ -221,7 +215,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       if (runSpan.context === undefined) runCallPipeline(pipelineRun, call, context, onProgress)
       else span.run(() => runCallPipeline(pipelineRun, call, context, onProgress), undefined)
     } catch (fault) {
-      RESOLVED.then(() => settle({ content: pipelineFaultMessage(tool.name, String(fault)), isError: true }))
+      RESOLVED.then(() => handOver(call, { content: pipelineFaultMessage(tool.name, String(fault)), isError: true }))
     }
   }
 

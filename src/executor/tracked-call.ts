@@ -3,7 +3,7 @@ import type { BlobRef } from '../results/blob-store.js'
 import type { AnyTool, ContextModifier } from '../tool/tool.js'
 import type { AbortReason } from './abort-reason.js'
 import type { CallOutcome } from './call-pipeline.js'
-import { graceAfterAbort, type Settle } from './settle-or-abort.js'
+import { graceAfterAbort } from './settle-or-abort.js'
 
 /** queued → executing → completed → yielded (docs/design.md §6); `completed` means the outcome is known. */
 type CallStatus = 'queued' | 'executing' | 'completed' | 'yielded'
@@ -26,8 +26,8 @@ export type TrackedCall = {
   result: ToolResultBlock | undefined
   blob: BlobRef | undefined
   timer: NodeJS.Timeout | undefined
-  /** Takes the call's outcome once it runs (see settle-or-abort.ts); an abort arms its grace. */
-  settle: Settle<CallOutcome> | undefined
+  /** Takes the call's outcome while it runs; cleared by the first hand-over (settle-or-abort.ts). */
+  settle: ((outcome: CallOutcome | undefined) => void) | undefined
   /** Set when the block was refused before it could run (streamed input cut off): its error text. */
   refusal: string | undefined
   /** The outcome a block already had when its run was taken over from a lost instance. */
@@ -79,7 +79,7 @@ export function abortCall(call: TrackedCall, reason: AbortReason): void {
   if (call.abortReason !== undefined) return
   call.abortReason = reason
   call.controller?.abort(reason)
-  if (call.settle) graceAfterAbort(call.settle)
+  if (call.settle) graceAfterAbort(call)
 }
 
 /** The call's AbortSignal, created lazily (already aborted if the call was). */
