@@ -142,7 +142,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     resolveFinished(outcome)
   }
 
-  function finish(call: TrackedCall, outcome: CallOutcome): void {
+  /** `now`: the clock read by the caller for this stretch of work, if it has one (docs/adr/0442). */
+  function finish(call: TrackedCall, outcome: CallOutcome, now = Date.now()): void {
     if (call.status === 'completed' || call.status === 'yielded') return
     if (call.status === 'queued') sink.event({ type: 'tool.started', tool_use_id: call.block.id })
     if (call.status === 'executing') {
@@ -152,7 +153,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     clearTimeout(call.timer)
     call.status = 'completed'
     call.outcome = outcome
-    const duration = call.startedAt === undefined ? 0 : Date.now() - call.startedAt
+    const duration = call.startedAt === undefined ? 0 : now - call.startedAt
     sink.event({ type: 'tool.completed', tool_use_id: call.block.id, is_error: outcome.isError, duration_ms: duration })
     if (options.onCallFinished) reportFinished(options.onCallFinished, call, outcome, duration)
     // Serial calls change the context before the next call starts; a concurrent group's
@@ -191,21 +192,23 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     drain()
   }
 
-  function execute(call: TrackedCall): void {
+  function execute(call: TrackedCall, now: number): void {
     const tool = call.tool!
     call.status = 'executing'
     executing.count++
     if (!call.safe) executing.unsafe++
-    call.startedAt = Date.now()
+    call.startedAt = now
     sink.event({ type: 'tool.started', tool_use_id: call.block.id })
     armCallDeadline(call)
     const span = startCallSpan(runSpan.context, tool.name, call.block.id)
     call.settle = (outcome) => {
       // Called once (handOver clears it): what the call's closures hold is garbage from here.
       span.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
+      // One clock read for this call's end and the next call's start (docs/adr/0442).
+      const now = Date.now()
       if (call.abortReason !== undefined) stop(call, call.abortReason)
-      else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true })
-      schedule()
+      else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true }, now)
+      schedule(now)
     }
     const context = toCallContext(session, callFields, call.block.id, call)
     const onProgress = (data: ToolProgressData) => {
@@ -227,13 +230,15 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   }
 
   /** Starts what the rules allow, walking the queue in order; the first call that can't start is a barrier. */
-  function schedule(): void {
+  function schedule(clock?: number): void {
+    let now = clock
     for (let index = nextToStart; index < calls.length; index++) {
       const call = calls[index]!
       if (call.status === 'queued') {
         if (!canStart(call, executing, maxConcurrency)) break
         if (executing.count === 0) flushGroupModifiers()
-        execute(call)
+        now ??= Date.now()
+        execute(call, now)
       }
       if (index === nextToStart) nextToStart++
     }
