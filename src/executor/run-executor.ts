@@ -1,10 +1,10 @@
 import type { ToolUseBlock } from '../messages/content-blocks.js'
-import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
+import { pipelineFaultMessage } from '../messages/tool-error-messages.js'
 import { startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
 import type { CanUseToolFn, ToolProgressData } from '../tool/tool.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
-import { admitCallSafely } from './admit-call.js'
+import { admitCallSafely, outcomeBeforeAdmission } from './admit-call.js'
 import { reportFinished } from './call-outcome.js'
 import { type CallOutcome, type PipelineRun, runCallPipeline } from './call-pipeline.js'
 import { cancelsSiblings } from './cancel-policy.js'
@@ -268,15 +268,9 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       input: call.block.input,
       concurrency_safe: call.safe,
     })
-    if (call.settled !== undefined) {
-      // Settled before this instance had the run: it does not run again and says nothing of its siblings.
-      call.stoppedByEngine = true
-      finish(call, call.settled)
-    } else if (call.refusal !== undefined) {
-      // A refused block never ran, so its error says nothing about its siblings.
-      call.stoppedByEngine = true
-      finish(call, { content: wrapToolUseError(call.refusal), isError: true })
-    } else if (stopReason) {
+    const settledBefore = outcomeBeforeAdmission(call)
+    if (settledBefore !== undefined) finish(call, settledBefore)
+    else if (stopReason) {
       stop(call, stopReason.kind === 'cancel' ? { kind: 'already-aborted' } : stopReason)
     } else if (immediateError !== undefined) {
       finish(call, { content: immediateError, isError: true })
