@@ -1,7 +1,8 @@
-import { noSuchToolMessage, pipelineFaultMessage } from '../messages/tool-error-messages.js'
+import { noSuchToolMessage, pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
 import { findToolByName } from '../tool/find-tool.js'
 import { parseToolInput } from '../tool/parse-tool-input.js'
 import type { Tools } from '../tool/tool.js'
+import type { CallOutcome } from './call-pipeline.js'
 import { isCallConcurrencySafe, type TrackedCall } from './tracked-call.js'
 
 /**
@@ -39,4 +40,15 @@ export function admitCallSafely(call: TrackedCall, tools: Tools): string | undef
 function sameNameInAnotherCase(tools: Tools, name: string): string | undefined {
   const lower = name.toLowerCase()
   return tools.find((tool) => tool.name.toLowerCase() === lower)?.name
+}
+
+/**
+ * The outcome of a block that had one before it was queued here, or undefined. Either way it
+ * does not run and says nothing of its siblings: it was settled before this instance had the
+ * run (taken over from a lost one), or refused before it could run (streamed input cut off).
+ */
+export function outcomeBeforeAdmission(call: TrackedCall): CallOutcome | undefined {
+  if (call.settled === undefined && call.refusal === undefined) return undefined
+  call.stoppedByEngine = true
+  return call.settled ?? { content: wrapToolUseError(call.refusal as string), isError: true }
 }

@@ -1,25 +1,30 @@
 import type { AssistantMessage, ToolResultContent, ToolUseBlock } from '../messages/content-blocks.js'
-import {
-  CANCEL_MESSAGE,
-  hookBlockedMessage,
-  pipelineFaultMessage,
-  postHookBlockedMessage,
-  wrapToolUseError,
-} from '../messages/tool-error-messages.js'
+import { CANCEL_MESSAGE } from '../messages/tool-error-messages.js'
 import type { BlobRef } from '../results/blob-store.js'
-import { observableCopy, parseToolInput, stripInternalKeys } from '../tool/parse-tool-input.js'
+import { stripInternalKeys } from '../tool/parse-tool-input.js'
 import type { PermissionDecision } from '../tool/permission-result.js'
 import type {
   AnyTool,
   CanUseToolFn,
   ContextModifier,
-  ToolCallError,
   ToolProgressData,
+  ToolResult,
   ToolUseContext,
 } from '../tool/tool.js'
-import { formatThrownError } from './format-thrown-error.js'
-import { type HookRunner, NO_HOOKS, type PostToolUseOutcome, type PreToolUseOutcome } from './hook-runner.js'
+import {
+  checkPermission,
+  fail,
+  failedCall,
+  faultOf,
+  NO_HOOK_OUTCOME,
+  outcomeOf,
+  rewrittenCall,
+  type StagesInput,
+  stagedPipeline,
+} from './call-stages.js'
+import { type HookRunner, NO_HOOKS } from './hook-runner.js'
 import type { PermissionGate } from './permission-gate.js'
+import { handOver } from './settle-or-abort.js'
 
 export type CallOutcome = {
   content: ToolResultContent
@@ -31,61 +36,31 @@ export type CallOutcome = {
   denied?: true
 }
 
-export type CallPipelineInput = {
-  tool: AnyTool
-  block: ToolUseBlock
-  /** Output of step 3, done by the scheduler when the block was queued. */
-  parsedInput: { [key: string]: unknown }
-  context: ToolUseContext
+/** What every call of one run shares: made once per run, not per call. */
+export type PipelineRun = {
   parentMessage: AssistantMessage
   permissions: PermissionGate
   hooks: HookRunner
-  onProgress: (data: ToolProgressData) => void
-  /** Whether the executor aborted this call; cheaper than touching the lazily made signal. */
-  isAborted: () => boolean
-  /** What the tool may ask the gate about nested calls: made once per run, not per call. */
+  /** What the tool may ask the gate about nested calls. */
   canUseTool: CanUseToolFn
 }
 
+/** One call as the pipeline sees it: the executor's tracked call (tracked-call.ts) fits. */
+export type PipelineCall = {
+  readonly block: ToolUseBlock
+  readonly tool: AnyTool | undefined
+  /** Output of step 3, done by the scheduler when the block was queued. */
+  readonly parsedInput: { [key: string]: unknown } | undefined
+  /** Set when the executor aborted the call; cheaper than touching the lazily made signal. */
+  readonly abortReason: unknown
+  /** Takes the outcome (through handOver, once), always in a later microtask than the start. */
+  settle: ((outcome: CallOutcome | undefined) => void) | undefined
+}
+
 type Input = { [key: string]: unknown }
-type StageResult<T> = { ok: true; value: T } | { ok: false; outcome: CallOutcome }
+type OnProgress = (data: ToolProgressData) => void
 
-const fail = (content: string): CallOutcome => ({ content, isError: true })
-
-/** With no hooks configured the hook stages are skipped outright: no await, no allocation. */
-const NO_HOOK_OUTCOME: PreToolUseOutcome & PostToolUseOutcome = Object.freeze({})
-
-/** Step 4 (and again for inputs rewritten by hooks or an approver): the tool's semantic checks. */
-async function validateInput(tool: AnyTool, input: Input, context: ToolUseContext): Promise<StageResult<Input>> {
-  if (!tool.validateInput) return { ok: true, value: input }
-  const result = await tool.validateInput(input, context)
-  return result.result ? { ok: true, value: input } : { ok: false, outcome: fail(wrapToolUseError(result.message)) }
-}
-
-/** Input replaced by a hook or an approver is parsed and validated like the original. */
-async function revalidate(tool: AnyTool, input: unknown, context: ToolUseContext): Promise<StageResult<Input>> {
-  const parsed = parseToolInput(tool, input)
-  if (!parsed.ok) return { ok: false, outcome: fail(parsed.message) }
-  return validateInput(tool, stripInternalKeys(tool, parsed.data), context)
-}
-
-/** A tool that stored its output before failing says so on the error (see ToolCallError). */
-function blobOf(error: unknown): BlobRef | undefined {
-  return error instanceof Error ? (error as ToolCallError).blob : undefined
-}
-
-/** What post hooks tell the model: their context, and the reason when one blocked (exit 2). */
-function postHookFeedback(post: PostToolUseOutcome): string[] {
-  const feedback = [...(post.additionalContext ?? [])]
-  if (post.blockingReason !== undefined) feedback.push(postHookBlockedMessage(post.blockingReason))
-  return feedback
-}
-
-function appendContext(content: ToolResultContent, extra: readonly string[] | undefined): ToolResultContent {
-  if (!extra || extra.length === 0) return content
-  const text = extra.join('\n')
-  return typeof content === 'string' ? `${content}\n\n${text}` : [...content, { type: 'text', text }]
-}
+const RESOLVED = Promise.resolve()
 
 /**
  * One call, from admission to content (docs/design.md §4). The steps, numbered as everywhere in src/:
@@ -102,97 +77,106 @@ function appendContext(content: ToolResultContent, extra: readonly string[] | un
  *   8. `mapToolResult` turns the data into content; size-results.ts then applies the per-tool
  *      threshold and the per-run budget, and result-yielder.ts yields in block order.
  *
- * Failures come back as outcomes, never as throws: one call never fails a run.
+ * Failures come back as outcomes, never as throws: one call never fails a run. The outcome goes
+ * to `call.settle` (settle-or-abort.ts), always in a later microtask. The common path (no validateInput, no hooks, a
+ * gate that answers at once) runs up to the tool's own promise synchronously and allocates no
+ * async frame of its own (docs/adr/0441-the-call-pipeline-is-callback-shaped.md); the other
+ * paths are call-stages.ts.
  */
-export async function runCallPipeline(input: CallPipelineInput): Promise<CallOutcome> {
-  const { tool, context } = input
+export function runCallPipeline(run: PipelineRun, call: PipelineCall, context: ToolUseContext, onProgress: OnProgress) {
+  const tool = call.tool as AnyTool
   try {
-    if (input.isAborted()) return fail(CANCEL_MESSAGE)
-    let callInput = stripInternalKeys(tool, input.parsedInput)
-    if (tool.validateInput) {
-      const validated = await validateInput(tool, callInput, context)
-      if (!validated.ok) return validated.outcome
-      callInput = validated.value
+    if (call.abortReason !== undefined) {
+      later(call, fail(CANCEL_MESSAGE))
+      return
     }
-    let hookOutcome: PreToolUseOutcome = NO_HOOK_OUTCOME
-    if (input.hooks !== NO_HOOKS) {
-      const hooked = await runPreHooks(input, callInput)
-      if (!hooked.ok) return hooked.outcome
-      ;({ input: callInput, hookOutcome } = hooked.value)
+    const callInput = stripInternalKeys(tool, call.parsedInput as Input)
+    if (tool.validateInput || run.hooks !== NO_HOOKS) {
+      settleWith(call, tool, stagedPipeline(stagesOf(run, call, context, onProgress), callInput))
+      return
     }
-    const decision = await checkPermission(input, callInput, hookOutcome)
-    if (decision.behavior === 'deny') return { ...fail(decision.message), denied: true }
-    if (decision.updatedInput) {
-      const rewritten = await revalidate(tool, decision.updatedInput, context)
-      if (!rewritten.ok) return rewritten.outcome
-      callInput = rewritten.value
+    const decision = checkPermission(run.permissions, tool, callInput, context, NO_HOOK_OUTCOME)
+    if (!isPromise(decision)) {
+      afterDecision(run, call, context, onProgress, callInput, decision)
+      return
     }
-    if (input.isAborted()) return fail(CANCEL_MESSAGE)
-    return await callTool(input, callInput, hookOutcome.additionalContext)
+    decision.then(
+      (answer) => afterDecision(run, call, context, onProgress, callInput, answer),
+      (fault: unknown) => handOver(call, faultOf(tool, fault)),
+    )
   } catch (fault) {
-    return fail(pipelineFaultMessage(tool.name, fault instanceof Error ? fault.message : String(fault)))
+    later(call, faultOf(tool, fault))
   }
 }
 
-/** Step 6, first half: PreToolUse hooks may block the call or rewrite its input (skipped with none set). */
-async function runPreHooks(
-  input: CallPipelineInput,
-  callInput: Input,
-): Promise<StageResult<{ input: Input; hookOutcome: PreToolUseOutcome }>> {
-  const { tool, context } = input
-  const hookOutcome = await input.hooks.preToolUse(tool, observableCopy(tool, callInput), context)
-  if (hookOutcome.blockingReason !== undefined)
-    return { ok: false, outcome: { ...fail(hookBlockedMessage(hookOutcome.blockingReason)), denied: true } }
-  if (!hookOutcome.updatedInput) return { ok: true, value: { input: callInput, hookOutcome } }
-  const rewritten = await revalidate(tool, hookOutcome.updatedInput, context)
-  return rewritten.ok ? { ok: true, value: { input: rewritten.value, hookOutcome } } : rewritten
+/** An outcome known at once still arrives in a later microtask, as every outcome does. */
+function later(call: PipelineCall, outcome: CallOutcome): void {
+  RESOLVED.then(() => handOver(call, outcome))
 }
 
-/**
- * Step 6, second half: the permission gate allows (maybe with a new input, which the caller
- * revalidates) or denies. A plain function, not an async one: the common allow costs no extra
- * frame or result wrapper (docs/adr/0310-the-engines-common-path-awaits-nothing.md).
- */
-function checkPermission(
-  input: CallPipelineInput,
-  callInput: Input,
-  hookOutcome: PreToolUseOutcome,
-): Promise<PermissionDecision> {
-  return input.permissions.decide({
-    tool: input.tool,
-    input: observableCopy(input.tool, callInput),
-    context: input.context,
-    hookOutcome,
-  })
+/** The outcome of an awaiting stage, or its fault's text. */
+function settleWith(call: PipelineCall, tool: AnyTool, outcome: Promise<CallOutcome>): void {
+  outcome.then(
+    (value) => handOver(call, value),
+    (fault: unknown) => handOver(call, faultOf(tool, fault)),
+  )
 }
 
-/** Steps 7–8: the call itself, its post hooks, and the mapping of its data to content. */
-async function callTool(input: CallPipelineInput, callInput: Input, preContext?: string[]): Promise<CallOutcome> {
-  const { tool, context } = input
-  let result: Awaited<ReturnType<AnyTool['call']>>
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function'
+}
+
+/** The rest of the common path once the gate answered: a deny or a rewrite leave it. */
+function afterDecision(
+  run: PipelineRun,
+  call: PipelineCall,
+  context: ToolUseContext,
+  onProgress: OnProgress,
+  callInput: Input,
+  decision: PermissionDecision,
+): void {
+  const tool = call.tool as AnyTool
   try {
-    result = await tool.call(callInput, context, input.canUseTool, input.parentMessage, input.onProgress)
-  } catch (error) {
-    const text = formatThrownError(error)
-    const post = await input.hooks.postToolUseFailure(tool, callInput, text, context)
-    const outcome = fail(appendContext(text, [...(preContext ?? []), ...postHookFeedback(post)]) as string)
-    const blob = blobOf(error)
-    return blob ? { ...outcome, blob } : outcome
+    if (decision.behavior === 'deny') {
+      later(call, { ...fail(decision.message), denied: true })
+    } else if (decision.updatedInput) {
+      settleWith(call, tool, rewrittenCall(stagesOf(run, call, context, onProgress), decision.updatedInput))
+    } else if (call.abortReason !== undefined) {
+      later(call, fail(CANCEL_MESSAGE))
+    } else
+      startTool(tool, callInput, context, run, onProgress).then(
+        (result) => handOver(call, outcomeOf(tool, call.block, result)),
+        (error: unknown) =>
+          settleWith(call, tool, failedCall(stagesOf(run, call, context, onProgress), callInput, error, undefined)),
+      )
+  } catch (fault) {
+    later(call, faultOf(tool, fault))
   }
-  const mapped = tool.mapToolResult(result.data, input.block.id)
-  const isError = mapped.isError === true
-  let content = mapped.content
-  if (input.hooks !== NO_HOOKS || preContext !== undefined) {
-    const post = input.hooks === NO_HOOKS ? NO_HOOK_OUTCOME : await runPostHooks(input, callInput, result.data)
-    content = appendContext(content, [...(preContext ?? []), ...postHookFeedback(post)])
-  }
-  const outcome: CallOutcome = { content, isError }
-  if (mapped.blob) outcome.blob = mapped.blob
-  if (!isError && result.contextModifier) outcome.contextModifier = result.contextModifier
-  return outcome
 }
 
-/** Step 7, after a call that returned: PostToolUse hooks add context or a block message. */
-function runPostHooks(input: CallPipelineInput, callInput: Input, data: unknown): Promise<PostToolUseOutcome> {
-  return input.hooks.postToolUse(input.tool, callInput, data, input.context)
+function stagesOf(run: PipelineRun, call: PipelineCall, context: ToolUseContext, onProgress: OnProgress): StagesInput {
+  return {
+    ...run,
+    tool: call.tool as AnyTool,
+    block: call.block,
+    context,
+    onProgress,
+    isAborted: () => call.abortReason !== undefined,
+  }
+}
+
+/** Step 7's call: a tool that throws instead of rejecting is a rejection all the same. */
+function startTool(
+  tool: AnyTool,
+  callInput: Input,
+  context: ToolUseContext,
+  run: PipelineRun,
+  onProgress: OnProgress,
+): Promise<ToolResult<unknown>> {
+  try {
+    const pending = tool.call(callInput, context, run.canUseTool, run.parentMessage, onProgress)
+    return isPromise(pending) ? pending : Promise.resolve(pending)
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }

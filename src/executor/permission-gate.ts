@@ -12,13 +12,17 @@ export type PermissionRequest = {
 
 /**
  * Step 6 of the pipeline: rules, mode, hooks' opinion and — for an ask — an approver over the
- * wire. Returns allow (maybe with updated input) or deny with the text the model gets.
+ * wire. Returns allow (maybe with updated input) or deny with the text the model gets. A gate
+ * that knows at once may answer without a promise: the pipeline then calls the tool in the same
+ * turn (docs/adr/0441-the-call-pipeline-is-callback-shaped.md).
  */
 export interface PermissionGate {
-  decide(request: PermissionRequest): Promise<PermissionDecision>
+  decide(request: PermissionRequest): PermissionDecision | Promise<PermissionDecision>
 }
 
-/** Stand-in until the rules engine is configured: every call is allowed. */
+const ALLOWED: PermissionDecision = Object.freeze({ behavior: 'allow' })
+
+/** Stand-in until the rules engine is configured: every call is allowed, at once. */
 export const ALLOW_ALL: PermissionGate = {
-  decide: async () => ({ behavior: 'allow' }),
+  decide: () => ALLOWED,
 }

@@ -40,24 +40,28 @@ export function createResultYielder(options: YielderOptions) {
   let yieldedChars = 0
   /** Everything before this index has been yielded. */
   let nextToYield = 0
-  /** Completed, not yet yielded, in completion order. */
-  const waiting = new Set<TrackedCall>()
-  /** Waiting calls whose sized result the sink was told of. */
-  const told = new Set<TrackedCall>()
+  /**
+   * Completed, not yet yielded, in completion order; yielded calls are swept out after each pass.
+   * An array and a flag on the call rather than Sets: deleting from a small Set reallocated its
+   * table on every call (docs/adr/0442).
+   */
+  const waiting: TrackedCall[] = []
+  /** How many of `waiting` are live: the array keeps its length, so a pass allocates no backing store. */
+  let waitingCount = 0
 
   /**
    * One pass. Synchronous unless a result must be stored as a blob or the run budget is exceeded:
    * the common pass allocates no async frame and no awaited promise (docs/adr/0310-the-engines-common-path-awaits-nothing.md).
    */
   function drainOnce(): Promise<void> | undefined {
-    for (const call of waiting) {
+    for (let index = 0; index < waitingCount; index++) {
+      const call = waiting[index]!
       if (call.result) continue
       const storing = applyToolThreshold(call, stage)
       if (storing) return storing.then(drainOnce)
     }
     if (calls[nextToYield]?.status !== 'completed') return tellHeld()
-    const pending = waiting.size === 1 ? [...waiting] : [...waiting].sort((a, b) => a.index - b.index)
-    const budgeting = applyBudget(pending, yieldedChars, stage)
+    const budgeting = applyBudget(waiting, waitingCount, yieldedChars, stage)
     if (budgeting) return budgeting.then(yieldHead)
     return yieldHead()
   }
@@ -68,23 +72,31 @@ export function createResultYielder(options: YielderOptions) {
       const call = calls[nextToYield]!
       if (call.status !== 'completed' || !call.result) break
       call.status = 'yielded'
-      waiting.delete(call)
       yieldedChars += countedChars(call)
-      const blob = call.blob ? { blob_id: call.blob.blobId } : {}
-      told.delete(call)
-      sink.result({ type: 'tool.result', tool_use_id: call.block.id, result: call.result, ...blob })
+      sink.result(resultEvent(call, call.result))
     }
+    sweepYielded()
     return tellHeld()
+  }
+
+  /** Drops the yielded calls from `waiting`, in place. */
+  function sweepYielded(): void {
+    let kept = 0
+    for (let index = 0; index < waitingCount; index++) {
+      const call = waiting[index]!
+      if (call.status !== 'yielded') waiting[kept++] = call
+    }
+    waitingCount = kept
   }
 
   /** Results sized but waiting behind an unfinished block: the sink hears of each once. */
   function tellHeld(): undefined {
     if (!sink.held) return undefined
-    for (const call of waiting) {
-      if (!call.result || told.has(call)) continue
-      told.add(call)
-      const blob = call.blob ? { blob_id: call.blob.blobId } : {}
-      sink.held({ type: 'tool.result', tool_use_id: call.block.id, result: call.result, ...blob })
+    for (let index = 0; index < waitingCount; index++) {
+      const call = waiting[index]!
+      if (!call.result || call.heldTold) continue
+      call.heldTold = true
+      sink.held(resultEvent(call, call.result))
     }
     return undefined
   }
@@ -102,7 +114,9 @@ export function createResultYielder(options: YielderOptions) {
     },
     /** A call has its outcome: its result will be sized and yielded in block order by the next drain. */
     completed(call: TrackedCall): void {
-      waiting.add(call)
+      if (waitingCount === waiting.length) waiting.push(call)
+      else waiting[waitingCount] = call
+      waitingCount++
     },
     get allYielded(): boolean {
       return nextToYield === calls.length
@@ -111,9 +125,19 @@ export function createResultYielder(options: YielderOptions) {
       return calls.filter((call) => call.status === 'yielded').map((call) => call.result!)
     },
     blobs(): BlobInfo[] {
-      return calls.flatMap((call) =>
-        call.blob ? [{ tool_use_id: call.block.id, blob_id: call.blob.blobId, size: call.blob.size }] : [],
-      )
+      const stored: BlobInfo[] = []
+      for (const call of calls) {
+        if (call.blob) stored.push({ tool_use_id: call.block.id, blob_id: call.blob.blobId, size: call.blob.size })
+      }
+      return stored
     },
   }
+}
+
+/** The event of a result, with its blob's id when it was stored (no spread of an empty object). */
+function resultEvent(call: TrackedCall, result: ToolResultBlock) {
+  const id = call.block.id
+  return call.blob
+    ? { type: 'tool.result' as const, tool_use_id: id, result, blob_id: call.blob.blobId }
+    : { type: 'tool.result' as const, tool_use_id: id, result }
 }

@@ -1,12 +1,12 @@
 import type { ToolUseBlock } from '../messages/content-blocks.js'
-import { pipelineFaultMessage, wrapToolUseError } from '../messages/tool-error-messages.js'
+import { pipelineFaultMessage } from '../messages/tool-error-messages.js'
 import { startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
-import type { CanUseToolFn } from '../tool/tool.js'
+import type { CanUseToolFn, ToolProgressData } from '../tool/tool.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
-import { admitCallSafely } from './admit-call.js'
+import { admitCallSafely, outcomeBeforeAdmission } from './admit-call.js'
 import { reportFinished } from './call-outcome.js'
-import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
+import { type CallOutcome, type PipelineRun, runCallPipeline } from './call-pipeline.js'
 import { cancelsSiblings } from './cancel-policy.js'
 import { describeCall } from './describe-call.js'
 import { NO_HOOKS } from './hook-runner.js'
@@ -18,8 +18,10 @@ import { canStart, type ExecutingSet } from './scheduling-rule.js'
 import { withSessionAllowRule } from './session-allow-rule.js'
 import type { SessionContext } from './session-context.js'
 import { applyContextModifier, toCallContext } from './session-context.js'
-import { settleOrAbort } from './settle-or-abort.js'
-import { abortCall, callSignal, type TrackedCall } from './tracked-call.js'
+import { handOver } from './settle-or-abort.js'
+import { abortCall, type TrackedCall, trackCall } from './tracked-call.js'
+
+const RESOLVED = Promise.resolve()
 
 /**
  * The scheduler of docs/design.md §6 for one run. Blocks are queued in order; the queue is walked in order
@@ -30,9 +32,15 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   const { runId, sink, tools } = options
   const permissions = options.permissions ?? ALLOW_ALL
   // One per run, not per call: the pipeline hands it to every call's tool (nested permission checks).
-  const canUseTool: CanUseToolFn = (tool, input, context) =>
+  // Async, so a gate that answers at once or throws still gives the tool a promise.
+  const canUseTool: CanUseToolFn = async (tool, input, context) =>
     permissions.decide({ tool, input, context, hookOutcome: {} })
-  const hooks = options.hooks ?? NO_HOOKS
+  const pipelineRun: PipelineRun = {
+    parentMessage: options.parentMessage,
+    permissions,
+    hooks: options.hooks ?? NO_HOOKS,
+    canUseTool,
+  }
   const maxConcurrency = options.options.maxConcurrency
   // A bad cap is the caller's bug (config and request options are validated at the edge): say so
   // rather than repair it silently.
@@ -74,6 +82,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   runTimer?.unref?.()
 
   const executing: ExecutingSet = { count: 0, unsafe: 0 }
+  /** What every call's context and every context modifier is given of the run. */
+  const callFields = { runId, tools }
   const ids = new Set<string>()
   /** Calls start in block order, so everything before this index has left the queue. */
   let nextToStart = 0
@@ -85,7 +95,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       const modifier = call.deferredModifier
       if (modifier === undefined) continue
       call.deferredModifier = undefined
-      session = applyContextModifier(session, modifier, { runId, tools })
+      session = applyContextModifier(session, modifier, callFields)
     }
   }
 
@@ -96,7 +106,9 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   function drain(): void {
     if (drainQueued) return
     drainQueued = true
-    queueMicrotask(drainNow)
+    // A resolved promise's reaction: the same microtask queue as queueMicrotask, without the
+    // async resource Node makes for each of its callbacks (docs/adr/0442).
+    RESOLVED.then(drainNow)
   }
 
   function drainNow(): void {
@@ -130,7 +142,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     resolveFinished(outcome)
   }
 
-  function finish(call: TrackedCall, outcome: CallOutcome): void {
+  /** `now`: the clock read by the caller for this stretch of work, if it has one (docs/adr/0442). */
+  function finish(call: TrackedCall, outcome: CallOutcome, now = Date.now()): void {
     if (call.status === 'completed' || call.status === 'yielded') return
     if (call.status === 'queued') sink.event({ type: 'tool.started', tool_use_id: call.block.id })
     if (call.status === 'executing') {
@@ -140,7 +153,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     clearTimeout(call.timer)
     call.status = 'completed'
     call.outcome = outcome
-    const duration = call.startedAt === undefined ? 0 : Date.now() - call.startedAt
+    const duration = call.startedAt === undefined ? 0 : now - call.startedAt
     sink.event({ type: 'tool.completed', tool_use_id: call.block.id, is_error: outcome.isError, duration_ms: duration })
     if (options.onCallFinished) reportFinished(options.onCallFinished, call, outcome, duration)
     // Serial calls change the context before the next call starts; a concurrent group's
@@ -148,8 +161,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     if (outcome.contextModifier && call.safe) {
       call.deferredModifier = outcome.contextModifier
       deferredModifiers++
-    } else if (outcome.contextModifier)
-      session = applyContextModifier(session, outcome.contextModifier, { runId, tools })
+    } else if (outcome.contextModifier) session = applyContextModifier(session, outcome.contextModifier, callFields)
     if (outcome.isError && !call.stoppedByEngine) abortSiblingsAfter(call)
     yielder.completed(call)
     drain()
@@ -180,47 +192,34 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     drain()
   }
 
-  function execute(call: TrackedCall): void {
+  function execute(call: TrackedCall, now: number): void {
     const tool = call.tool!
     call.status = 'executing'
     executing.count++
     if (!call.safe) executing.unsafe++
-    call.startedAt = Date.now()
+    call.startedAt = now
     sink.event({ type: 'tool.started', tool_use_id: call.block.id })
     armCallDeadline(call)
     const span = startCallSpan(runSpan.context, tool.name, call.block.id)
-    const settled = (outcome: CallOutcome | undefined, failure?: { fault: unknown }) => {
-      if (failure) outcome = { content: pipelineFaultMessage(tool.name, String(failure.fault)), isError: true }
+    call.settle = (outcome) => {
+      // Called once (handOver clears it): what the call's closures hold is garbage from here.
       span.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
+      // One clock read for this call's end and the next call's start (docs/adr/0442).
+      const now = Date.now()
       if (call.abortReason !== undefined) stop(call, call.abortReason)
-      else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true })
-      schedule()
+      else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true }, now)
+      schedule(now)
     }
-    let pipeline: Promise<CallOutcome>
+    const context = toCallContext(session, callFields, call.block.id, call)
+    const onProgress = (data: ToolProgressData) => {
+      if (call.status === 'executing') sink.event({ type: 'tool.progress', tool_use_id: call.block.id, data })
+    }
     try {
-      pipeline = span.run(runCallPipeline, {
-        tool,
-        block: call.block,
-        parsedInput: call.parsedInput!,
-        context: toCallContext(session, {
-          runId,
-          toolUseId: call.block.id,
-          abortSignal: () => callSignal(call),
-          tools,
-        }),
-        parentMessage: options.parentMessage,
-        permissions,
-        hooks,
-        canUseTool,
-        isAborted: () => call.abortReason !== undefined,
-        onProgress: (data) => {
-          if (call.status === 'executing') sink.event({ type: 'tool.progress', tool_use_id: call.block.id, data })
-        },
-      })
+      if (runSpan.context === undefined) runCallPipeline(pipelineRun, call, context, onProgress)
+      else span.run(() => runCallPipeline(pipelineRun, call, context, onProgress), undefined)
     } catch (fault) {
-      pipeline = Promise.reject(fault)
+      RESOLVED.then(() => handOver(call, { content: pipelineFaultMessage(tool.name, String(fault)), isError: true }))
     }
-    settleOrAbort(pipeline, call, settled)
   }
 
   function armCallDeadline(call: TrackedCall): void {
@@ -231,13 +230,15 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   }
 
   /** Starts what the rules allow, walking the queue in order; the first call that can't start is a barrier. */
-  function schedule(): void {
+  function schedule(clock?: number): void {
+    let now = clock
     for (let index = nextToStart; index < calls.length; index++) {
       const call = calls[index]!
       if (call.status === 'queued') {
         if (!canStart(call, executing, maxConcurrency)) break
         if (executing.count === 0) flushGroupModifiers()
-        execute(call)
+        now ??= Date.now()
+        execute(call, now)
       }
       if (index === nextToStart) nextToStart++
     }
@@ -267,15 +268,9 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       input: call.block.input,
       concurrency_safe: call.safe,
     })
-    if (call.settled !== undefined) {
-      // Settled before this instance had the run: it does not run again and says nothing of its siblings.
-      call.stoppedByEngine = true
-      finish(call, call.settled)
-    } else if (call.refusal !== undefined) {
-      // A refused block never ran, so its error says nothing about its siblings.
-      call.stoppedByEngine = true
-      finish(call, { content: wrapToolUseError(call.refusal), isError: true })
-    } else if (stopReason) {
+    const settledBefore = outcomeBeforeAdmission(call)
+    if (settledBefore !== undefined) finish(call, settledBefore)
+    else if (stopReason) {
       stop(call, stopReason.kind === 'cancel' ? { kind: 'already-aborted' } : stopReason)
     } else if (immediateError !== undefined) {
       finish(call, { content: immediateError, isError: true })
@@ -293,15 +288,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       if (inputEnded) throw new Error('addToolUse after endInput: the run takes no more blocks')
       if (ids.has(block.id)) throw new Error(`Duplicate tool_use id: ${block.id}`)
       ids.add(block.id)
-      const call: TrackedCall = {
-        index: calls.length,
-        block,
-        safe: false,
-        status: 'queued',
-        ...(addOptions?.refuseWith === undefined ? {} : { refusal: addOptions.refuseWith }),
-        ...(addOptions?.settled === undefined ? {} : { settled: addOptions.settled }),
-      }
-      calls.push(call)
+      calls.push(trackCall(calls.length, block, addOptions?.refuseWith, addOptions?.settled))
       scheduleKick()
     },
     endInput(): void {

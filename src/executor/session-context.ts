@@ -1,5 +1,6 @@
 import type { ContextModifier, Tools, ToolUseContext } from '../tool/tool.js'
 import type { TextEditorType, Toolset } from '../tool/toolset.js'
+import { callSignal, type TrackedCall } from './tracked-call.js'
 
 /**
  * Session-owned state a run starts from and hands back (after context modifiers). `toolsets` and
@@ -11,13 +12,14 @@ export type SessionContext = Pick<
   'tenant' | 'sessionId' | 'cwd' | 'permissionContext' | 'readFileState' | 'todos' | 'blobs' | 'environment'
 > & { readonly toolsets?: readonly Toolset[]; readonly textEditor?: TextEditorType }
 
-type CallFields = { runId: string; toolUseId: string; abortSignal: AbortSignal | (() => AbortSignal); tools: Tools }
+type CallFields = { runId: string; tools: Tools }
 
 /**
  * One call's context. A class rather than an object literal: a literal with a getter is built
  * in dictionary mode, which was the engine's largest per-call cost; here the fields have one
  * shape and the getter lives on the prototype (docs/adr/0157-call-context-is-a-class.md). The
- * signal may be given lazily, so a call that never looks at it never allocates one.
+ * signal may come from the executor's call, made on first use, so a call that never looks at it
+ * never allocates one, nor a closure to make it (docs/adr/0441).
  */
 class CallContext implements ToolUseContext {
   readonly tenant: string
@@ -31,9 +33,9 @@ class CallContext implements ToolUseContext {
   readonly runId: string
   readonly toolUseId: string
   readonly tools: Tools
-  readonly #signal: CallFields['abortSignal']
+  readonly #signal: AbortSignal | TrackedCall
 
-  constructor(session: SessionContext, fields: CallFields) {
+  constructor(session: SessionContext, fields: CallFields, toolUseId: string, signal: AbortSignal | TrackedCall) {
     this.tenant = session.tenant
     this.sessionId = session.sessionId
     this.cwd = session.cwd
@@ -43,28 +45,34 @@ class CallContext implements ToolUseContext {
     this.blobs = session.blobs
     this.environment = session.environment
     this.runId = fields.runId
-    this.toolUseId = fields.toolUseId
+    this.toolUseId = toolUseId
     this.tools = fields.tools
-    this.#signal = fields.abortSignal
+    this.#signal = signal
   }
 
   get abortSignal(): AbortSignal {
     const signal = this.#signal
-    return typeof signal === 'function' ? signal() : signal
+    return signal instanceof AbortSignal ? signal : callSignal(signal)
   }
 }
 
-export function toCallContext(session: SessionContext, fields: CallFields): ToolUseContext {
-  return new CallContext(session, fields)
+/** `fields` are the run's, made once; `signal` is the call's own, or the call to make it from. */
+export function toCallContext(
+  session: SessionContext,
+  fields: CallFields,
+  toolUseId: string,
+  signal: AbortSignal | TrackedCall,
+): ToolUseContext {
+  return new CallContext(session, fields, toolUseId, signal)
 }
 
 /** Applies a tool's context modifier to the session state and keeps only what a session owns. */
 export function applyContextModifier(
   session: SessionContext,
   modifier: ContextModifier,
-  fields: Omit<CallFields, 'toolUseId' | 'abortSignal'>,
+  fields: CallFields,
 ): SessionContext {
-  const next = modifier(toCallContext(session, { ...fields, toolUseId: '', abortSignal: new AbortController().signal }))
+  const next = modifier(toCallContext(session, fields, '', new AbortController().signal))
   const { tenant, sessionId, cwd, permissionContext, readFileState, todos, blobs, environment } = next
   return { tenant, sessionId, cwd, permissionContext, readFileState, todos, blobs, environment }
 }

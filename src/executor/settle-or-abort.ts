@@ -1,29 +1,29 @@
 /** How long an aborted call may take to wind down (kill its processes) before its slot is freed. */
 const ABORT_GRACE_MS = 5_000
 
+/** A running call's hand-over of its outcome: present until the first hand-over. */
+export type SettleHolder<T> = { settle: ((outcome: T | undefined) => void) | undefined }
+
 /**
- * Hands `settled` the call's outcome exactly once: when `work` settles (undefined and the fault if
- * it rejects, with `failure`), or, once the executor aborted the call, at most a grace period later (undefined).
- * A tool that honours its AbortSignal settles at once; one that ignores it cannot hold the run
- * hostage. The executor owns every abort source and calls `onAbort` itself: listening on the
- * signal would cost an EventTarget listener per call. Callback-shaped, not a wrapping promise:
- * a call never aborted costs no promise, timer or async frame of its own
- * (docs/adr/0310-the-engines-common-path-awaits-nothing.md).
+ * Hands the call's outcome over exactly once: the first hand-over — the pipeline's outcome, or,
+ * once the executor aborted the call, the end of the grace period (undefined) — clears `settle`
+ * and the later ones find nothing. A tool that honours its AbortSignal settles at once; one that
+ * ignores it cannot hold the run hostage. A plain callback on the call, not a promise or a closure
+ * of its own: a call never aborted costs no promise, timer or async frame
+ * (docs/adr/0310, docs/adr/0441-the-call-pipeline-is-callback-shaped.md).
  */
-export function settleOrAbort<T>(
-  work: Promise<T>,
-  call: { onAbort?: () => void },
-  settled: (outcome: T | undefined, failure?: { fault: unknown }) => void,
-  graceMs = ABORT_GRACE_MS,
-): void {
-  let done = false
-  const once = (outcome: T | undefined, failure?: { fault: unknown }) => {
-    if (done) return
-    done = true
-    settled(outcome, failure)
-  }
-  call.onAbort = () => {
-    setTimeout(once, graceMs, undefined).unref()
-  }
-  work.then(once, (fault: unknown) => once(undefined, { fault }))
+export function handOver<T>(call: SettleHolder<T>, outcome: T | undefined): void {
+  const settle = call.settle
+  if (settle === undefined) return
+  call.settle = undefined
+  settle(outcome)
+}
+
+/**
+ * After an abort: hands the call undefined once the grace is over, unless its work settled first.
+ * The executor owns every abort source and calls this itself: listening on the signal would cost
+ * an EventTarget listener per call.
+ */
+export function graceAfterAbort<T>(call: SettleHolder<T>, graceMs = ABORT_GRACE_MS): void {
+  setTimeout(handOver, graceMs, call, undefined).unref()
 }

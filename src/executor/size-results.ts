@@ -59,19 +59,26 @@ async function thresholdOrThrow(call: TrackedCall, options: ResultStageOptions):
 
 /**
  * The per-run budget, applied each time results are about to be yielded, over every result that
- * is finished but not yet yielded (largest first). Results already yielded are fixed: they count
+ * is finished but not yet yielded (the first `count` of `waiting`; largest first). Results already yielded are fixed: they count
  * but can no longer be replaced. See docs/adr/0004-run-budget-at-yield-time.md.
  */
 export function applyBudget(
-  pending: readonly TrackedCall[],
+  waiting: readonly TrackedCall[],
+  count: number,
   yieldedChars: number,
   options: ResultStageOptions,
 ): Promise<void> | undefined {
   let total = yieldedChars
-  for (const call of pending) total += countedChars(call)
+  for (let index = 0; index < count; index++) total += countedChars(waiting[index]!)
   // Within budget (the common case): nothing to store, so nothing to await.
   if (total <= options.budget) return undefined
-  return persistOverBudget(pending, yieldedChars, options)
+  // Largest first, ties in block order: the caller's list is in completion order and may grow
+  // while the blobs are written, so the indices below are of this copy.
+  return persistOverBudget(
+    waiting.slice(0, count).sort((a, b) => a.index - b.index),
+    yieldedChars,
+    options,
+  )
 }
 
 async function persistOverBudget(

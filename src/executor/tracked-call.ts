@@ -3,6 +3,7 @@ import type { BlobRef } from '../results/blob-store.js'
 import type { AnyTool, ContextModifier } from '../tool/tool.js'
 import type { AbortReason } from './abort-reason.js'
 import type { CallOutcome } from './call-pipeline.js'
+import { graceAfterAbort } from './settle-or-abort.js'
 
 /** queued → executing → completed → yielded (docs/design.md §6); `completed` means the outcome is known. */
 type CallStatus = 'queued' | 'executing' | 'completed' | 'yielded'
@@ -11,30 +12,66 @@ export type TrackedCall = {
   readonly index: number
   readonly block: ToolUseBlock
   /** Created on first use of the call's signal: most calls never look at it (see abortCall). */
-  controller?: AbortController
+  controller: AbortController | undefined
   /** Set once, when the executor aborts the call. */
-  abortReason?: AbortReason
-  tool?: AnyTool
-  parsedInput?: { [key: string]: unknown } | undefined
+  abortReason: AbortReason | undefined
+  tool: AnyTool | undefined
+  parsedInput: { [key: string]: unknown } | undefined
   /** Decided once at queue time: parsed input AND isConcurrencySafe(parsed) without throwing. */
   safe: boolean
   status: CallStatus
-  startedAt?: number
-  outcome?: CallOutcome
+  startedAt: number | undefined
+  outcome: CallOutcome | undefined
   /** The block after the per-tool size threshold; set before the call may be yielded. */
-  result?: ToolResultBlock
-  blob?: BlobRef | undefined
-  timer?: NodeJS.Timeout
-  /** Called right after the executor aborts this call (see settleOrAbort). */
-  onAbort?: () => void
+  result: ToolResultBlock | undefined
+  blob: BlobRef | undefined
+  timer: NodeJS.Timeout | undefined
+  /** Takes the call's outcome while it runs; cleared by the first hand-over (settle-or-abort.ts). */
+  settle: ((outcome: CallOutcome | undefined) => void) | undefined
   /** Set when the block was refused before it could run (streamed input cut off): its error text. */
-  refusal?: string
+  refusal: string | undefined
   /** The outcome a block already had when its run was taken over from a lost instance. */
-  settled?: CallOutcome & { lost?: boolean }
+  settled: (CallOutcome & { lost?: boolean }) | undefined
   /** The error result came from the engine stopping the call, not the call failing: it never cascades. */
-  stoppedByEngine?: boolean
+  stoppedByEngine: boolean
   /** A concurrency-safe call's context modifier, applied once its group is over, in block order. */
-  deferredModifier?: ContextModifier | undefined
+  deferredModifier: ContextModifier | undefined
+  /** The sink was told of its result while it waited behind an earlier block (RunSink.held). */
+  heldTold: boolean
+}
+
+/**
+ * A queued call with every field present from the start: fields added later would move the object
+ * to out-of-object storage and reallocate it as it grows, per call
+ * (docs/adr/0440-a-call-allocates-its-shape-once.md).
+ */
+export function trackCall(
+  index: number,
+  block: ToolUseBlock,
+  refusal: string | undefined,
+  settled: TrackedCall['settled'],
+): TrackedCall {
+  return {
+    index,
+    block,
+    controller: undefined,
+    abortReason: undefined,
+    tool: undefined,
+    parsedInput: undefined,
+    safe: false,
+    status: 'queued',
+    startedAt: undefined,
+    outcome: undefined,
+    result: undefined,
+    blob: undefined,
+    timer: undefined,
+    settle: undefined,
+    refusal,
+    settled,
+    stoppedByEngine: false,
+    deferredModifier: undefined,
+    heldTold: false,
+  }
 }
 
 /** Every abort goes through here, so the executor can stop waiting without signal listeners. */
@@ -42,7 +79,7 @@ export function abortCall(call: TrackedCall, reason: AbortReason): void {
   if (call.abortReason !== undefined) return
   call.abortReason = reason
   call.controller?.abort(reason)
-  call.onAbort?.()
+  if (call.settle) graceAfterAbort(call)
 }
 
 /** The call's AbortSignal, created lazily (already aborted if the call was). */
