@@ -1,3 +1,4 @@
+import { deferred } from '../../async/deferred.js'
 import { type Containment, containedShellArgv, WRAPPER_SHELL } from './containment.js'
 import { killProcessGroup } from './kill-process-group.js'
 import { commandLauncher } from './launch-command.js'
@@ -100,6 +101,8 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     : containedShellArgv(options.containment ?? 'process-group', MERGE_STDERR, options.command)
   const env = options.env ?? commandEnvironment()
   let child: LaunchedCommand
+  // Settled when this call is over: the session's warm pool refills then (docs/adr/0470).
+  const finished = deferred<void>()
   try {
     // A sandbox already set up for this session's layout, else a cold start
     // (docs/adr/0390-warm-sandboxes.md); an aborted call never takes one.
@@ -110,6 +113,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
             env,
             command: options.command,
             binds: [...(options.sandbox?.writableDirectories ?? []), ...(options.sandbox?.readOnlyDirectories ?? [])],
+            after: finished.promise,
           })
         : undefined
     // Forked by the spawner process, off this event loop (docs/adr/0160-a-spawner-process-forks-bash.md).
@@ -117,6 +121,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     // (docs/adr/0301-process-starts-are-paced.md).
     child = warm ?? (await commandLauncher.launch(argv, { cwd: options.cwd, env, signal, announcesStart: true }))
   } catch (error) {
+    finished.resolve()
     output.destroy()
     throw error
   }
@@ -164,6 +169,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     })
     return { exitCode, timedOut, aborted, ...(storageError ? { storageError } : {}) }
   } finally {
+    finished.resolve()
     clearTimeout(timer)
     signal.removeEventListener('abort', onAbort)
     if (!output.writableEnded) output.destroy()

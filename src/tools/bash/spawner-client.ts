@@ -45,6 +45,8 @@ type Pending = {
   started: ReturnType<typeof deferred<void>>
   stderr: PassThrough
   stdout?: Socket | undefined
+  /** A `takesInput` command's stdin, once its handle came (docs/adr/0471). */
+  stdin?: Socket | undefined
   exitSeen: boolean
   takesInput: boolean
 }
@@ -153,11 +155,17 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
           exited: entry.exit.promise,
           closed,
           started: entry.started.promise,
-          ...(entry.takesInput ? { input: (data: string) => sendInput(message.id, data) } : {}),
+          ...(entry.takesInput ? { input: (data: string) => writeInput(message.id, entry, data) } : {}),
         })
         entry.launched = undefined
         break
       }
+      case 'stdin':
+        if (handle) {
+          handle.on('error', () => undefined)
+          entry.stdin = handle
+        }
+        break
       case 'started':
         entry.started.resolve()
         break
@@ -176,6 +184,7 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         finish(message.id, entry)
         break
       case 'exit':
+        entry.stdin?.destroy()
         entry.started.resolve()
         entry.exitSeen = true
         entry.exit.resolve([message.code, message.signal])
@@ -184,6 +193,12 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         break
     }
   })
+
+  // Straight into the pipe when its handle came, else through the spawner.
+  const writeInput = (id: number, entry: Pending, data: string) => {
+    if (entry.stdin && !entry.stdin.destroyed) entry.stdin.end(data)
+    else sendInput(id, data)
+  }
 
   const sendInput = (id: number, data: string) => {
     if (gone !== undefined || !pending.has(id)) return
@@ -202,6 +217,7 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
       entry.launched?.reject(error)
       entry.started.resolve()
       entry.exit.reject(error)
+      entry.stdin?.destroy()
       if (!entry.stderr.writableEnded) entry.stderr.end()
     }
     pending.clear()

@@ -11,12 +11,12 @@
  * closes: every command still running is killed with its process group and this process exits.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import type { Readable } from 'node:stream'
+import type { Readable, Writable } from 'node:stream'
 import type { InputRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
 
 const running = new Map<number, ChildProcess>()
 
-function send(message: SpawnerMessage, handle?: Readable): void {
+function send(message: SpawnerMessage, handle?: Readable | Writable): void {
   if (!process.connected) return
   // A channel that closed in between is handled by 'disconnect'.
   process.send?.(message, handle as never, undefined, () => undefined)
@@ -76,6 +76,8 @@ function start(request: SpawnRequest): void {
   child.stdin?.on('error', () => undefined)
   running.set(id, child)
   send({ type: 'spawned', id, pid }, stdout)
+  // Sent, the handle closes here: the service holds the only write end (docs/adr/0471).
+  if (child.stdin) send({ type: 'stdin', id }, child.stdin)
   const announcer = child.stdio[3] as Readable | null | undefined
   if (announcer) {
     // The first byte, or the end without one (the wrapper failed before writing): either way the start is over.

@@ -23,7 +23,10 @@ export type SpawnRequest = {
   takesInput?: boolean
 }
 
-/** The one write to the stdin of a command started with `takesInput`, then the pipe's end. */
+/**
+ * The one write to the stdin of a command started with `takesInput`, then the pipe's end: when
+ * its `stdin` handle did not reach the service.
+ */
 export type InputRequest = { type: 'input'; id: number; data: string }
 
 /** What Node's spawn error carried, so the service rethrows the same text (`spawn bwrap ENOENT`). */
@@ -32,6 +35,11 @@ export type SpawnFailure = { message: string; code?: string; errno?: number; sys
 export type SpawnerMessage =
   | { type: 'ready' }
   | { type: 'spawned'; id: number; pid: number }
+  /**
+   * The stdin pipe of a command started with `takesInput`, as the message's handle: the service
+   * writes the command there itself, with no hop through this process (docs/adr/0471-the-service-writes-a-warm-command-itself.md).
+   */
+  | { type: 'stdin'; id: number }
   | { type: 'spawn-error'; id: number; error: SpawnFailure }
   /** The command announced its start on fd 3, or closed fd 3 without a word. */
   | { type: 'started'; id: number }

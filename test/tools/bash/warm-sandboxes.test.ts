@@ -221,6 +221,23 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
     expect(warmSandboxes.state()).toMatchObject({ ready: 4, starting: 0 })
   })
 
+  it('refills only once the command that took a sandbox has ended (docs/adr/0470)', async () => {
+    warmSandboxes.configure(ON)
+    const workspace = await useTestWorkspace()
+    const owner = { tenant: 'tenant-a', sessionId: 'session-1' }
+    const ctx = context(workspace, owner)
+    await prime(ctx)
+    await warmed(owner, 2)
+    const hits = warmSandboxes.state().hits
+    const running = bash(ctx, 'while [ ! -e go ]; do sleep 0.02; done; echo went')
+    await vi.waitFor(() => expect(warmSandboxes.state().hits).toBe(hits + 1), REAL_PROCESS_WAIT)
+    // The command runs: its sandbox is not replaced yet, nothing is being set up beside it.
+    expect(warmSandboxes.state()).toMatchObject({ ready: 1, starting: 0 })
+    await writeFile(path.join(workspace.cwd, 'go'), '')
+    expect(output(await running)).toBe('went')
+    await warmed(owner, 2)
+  })
+
   it('ends a warm sandbox’s command on timeout with its whole group, as a cold start does', async () => {
     warmSandboxes.configure(ON)
     const workspace = await useTestWorkspace()
