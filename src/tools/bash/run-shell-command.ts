@@ -103,10 +103,11 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   let child: LaunchedCommand
   // Settled when this call is over: the session's warm pool refills then (docs/adr/0470).
   const finished = deferred<void>()
+  let warm: LaunchedCommand | undefined
   try {
     // A sandbox already set up for this session's layout, else a cold start
     // (docs/adr/0390-warm-sandboxes.md); an aborted call never takes one.
-    const warm =
+    warm =
       sandbox && options.warm && !signal.aborted
         ? warmSandboxes.take(options.warm, sandbox, {
             cwd: options.cwd,
@@ -159,7 +160,9 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
       throw error
     })
     // Background jobs would hold the pipe open (and outlive the call): they go with the shell.
-    kill()
+    // A warm sandbox's end is bubblewrap's own (its PID namespace dies with it): its pipes close
+    // by themselves, and its group, only bwrap, is left to the spawner's reaping (docs/adr/0473).
+    if (!warm) kill()
     await Promise.all([child.closed, killing])
     const exitCode = code ?? signalExitCode(exitSignal)
     if (storageError) return { exitCode, timedOut, aborted, storageError }

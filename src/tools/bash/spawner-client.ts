@@ -4,6 +4,7 @@ import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { deferred } from '../../async/deferred.js'
 import { type LaunchedCommand, SpawnerStoppedError } from './launched-command.js'
+import { exitCodeFrom } from './sandbox-status.js'
 import type { InputRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
 
 /** How long the spawner may take to start (a Node process, under load). */
@@ -30,6 +31,7 @@ export type SpawnerConnection = {
       env: Record<string, string>
       announcesStart?: boolean | undefined
       takesInput?: boolean | undefined
+      reportsStatus?: boolean | undefined
     },
   ): Promise<LaunchedCommand>
   /** Resolves, with what happened, once the spawner process is gone. */
@@ -47,6 +49,8 @@ type Pending = {
   stdout?: Socket | undefined
   /** A `takesInput` command's stdin, once its handle came (docs/adr/0471). */
   stdin?: Socket | undefined
+  /** A `reportsStatus` command's stderr pipe, piped into `stderr` (docs/adr/0473). */
+  stderrPipe?: Socket | undefined
   exitSeen: boolean
   takesInput: boolean
 }
@@ -160,6 +164,20 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         entry.launched = undefined
         break
       }
+      case 'status':
+        // Bubblewrap's own word on its exit, before the spawner's (docs/adr/0473).
+        if (handle)
+          exitCodeFrom(handle).then((code) => {
+            if (code !== undefined) entry.exit.resolve([code, null])
+          })
+        break
+      case 'stderr-pipe':
+        if (handle) {
+          entry.stderrPipe = handle
+          handle.on('error', () => entry.stderr.end())
+          handle.pipe(entry.stderr)
+        } else entry.stderr.end()
+        break
       case 'stdin':
         if (handle) {
           handle.on('error', () => undefined)
@@ -218,6 +236,8 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
       entry.started.resolve()
       entry.exit.reject(error)
       entry.stdin?.destroy()
+      entry.stderrPipe?.unpipe(entry.stderr)
+      entry.stderrPipe?.destroy()
       if (!entry.stderr.writableEnded) entry.stderr.end()
     }
     pending.clear()
@@ -252,6 +272,7 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         env: options.env,
         ...(options.announcesStart ? { announcesStart: true } : {}),
         ...(options.takesInput ? { takesInput: true } : {}),
+        ...(options.reportsStatus ? { reportsStatus: true } : {}),
       }
       child.send(request, (error) => {
         if (error) child.kill('SIGKILL')

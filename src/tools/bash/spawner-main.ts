@@ -59,6 +59,7 @@ function start(request: SpawnRequest): void {
         'pipe',
         'pipe',
         ...(request.announcesStart ? ['pipe' as const] : []),
+        ...(request.announcesStart && request.reportsStatus ? ['pipe' as const] : []),
       ],
     })
   } catch (error) {
@@ -78,6 +79,14 @@ function start(request: SpawnRequest): void {
   send({ type: 'spawned', id, pid }, stdout)
   // Sent, the handle closes here: the service holds the only write end (docs/adr/0471).
   if (child.stdin) send({ type: 'stdin', id }, child.stdin)
+  const status = child.stdio[4] as Readable | null | undefined
+  if (status) {
+    // The service reads the end itself (docs/adr/0473): no relay, nothing read here.
+    leaveUnread(status)
+    send({ type: 'status', id }, status)
+    leaveUnread(stderr)
+    send({ type: 'stderr-pipe', id }, stderr)
+  }
   const announcer = child.stdio[3] as Readable | null | undefined
   if (announcer) {
     // The first byte, or the end without one (the wrapper failed before writing): either way the start is over.
@@ -92,8 +101,10 @@ function start(request: SpawnRequest): void {
     announcer.once('end', started)
     announcer.once('error', started)
   }
-  stderr.on('data', (chunk: Buffer) => send({ type: 'stderr', id, data: chunk.toString('base64') }))
-  stderr.once('close', () => send({ type: 'stderr-end', id }))
+  if (!status) {
+    stderr.on('data', (chunk: Buffer) => send({ type: 'stderr', id, data: chunk.toString('base64') }))
+    stderr.once('close', () => send({ type: 'stderr-end', id }))
+  }
   child.once('exit', (code, signal) => {
     running.delete(id)
     send({ type: 'exit', id, code, signal })

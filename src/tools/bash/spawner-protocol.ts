@@ -21,6 +21,13 @@ export type SpawnRequest = {
    * command there (warm-sandboxes.ts, docs/adr/0390-warm-sandboxes.md). Otherwise stdin is /dev/null.
    */
   takesInput?: boolean
+  /**
+   * With `announcesStart`: fd 4 is a pipe for bubblewrap's `--json-status-fd 4`, passed to the
+   * service as the handle of a `status` message, and stderr's pipe as the handle of `stderr-pipe`
+   * (no `stderr`/`stderr-end` relay): the service sees the end without this process
+   * (docs/adr/0473-a-warm-sandbox-reports-its-own-end.md).
+   */
+  reportsStatus?: boolean
 }
 
 /**
@@ -40,6 +47,9 @@ export type SpawnerMessage =
    * writes the command there itself, with no hop through this process (docs/adr/0471-the-service-writes-a-warm-command-itself.md).
    */
   | { type: 'stdin'; id: number }
+  /** The handles of a `reportsStatus` command: bubblewrap's status pipe, and its stderr pipe. */
+  | { type: 'status'; id: number }
+  | { type: 'stderr-pipe'; id: number }
   | { type: 'spawn-error'; id: number; error: SpawnFailure }
   /** The command announced its start on fd 3, or closed fd 3 without a word. */
   | { type: 'started'; id: number }

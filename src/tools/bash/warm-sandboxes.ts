@@ -45,7 +45,7 @@ type Pool = { owner: WarmOwner; key: string; entries: Set<Entry>; calls: number;
 
 type Launch = (
   argv: readonly string[],
-  options: { cwd: string; env: Record<string, string>; announcesStart: true; takesInput: true },
+  options: { cwd: string; env: Record<string, string>; announcesStart: true; takesInput: true; reportsStatus: true },
 ) => Promise<LaunchedCommand>
 
 const ownerKey = (owner: WarmOwner) => `${owner.tenant}\u0000${owner.sessionId}`
@@ -122,7 +122,15 @@ function createWarmSandboxes(launch: Launch = (argv, options) => commandLauncher
     ) {
       const entry: Entry = { ready: false, gone: false }
       pool.entries.add(entry)
-      launch([...argv, ...WARM_SHELL], { cwd, env, announcesStart: true, takesInput: true }).then(
+      // Bubblewrap says its exit on fd 4 itself: the call ends without the spawner's word (docs/adr/0473).
+      const [bwrap = '', ...rest] = argv
+      launch([bwrap, '--json-status-fd', '4', ...rest, ...WARM_SHELL], {
+        cwd,
+        env,
+        announcesStart: true,
+        takesInput: true,
+        reportsStatus: true,
+      }).then(
         (launched) => {
           entry.launched = launched
           // Discarded while it was being started: it goes at once.

@@ -6,6 +6,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BashTool } from '../../../src/tools/bash/bash-tool.js'
+import { commandLauncher } from '../../../src/tools/bash/launch-command.js'
 import { detectSandbox } from '../../../src/tools/bash/sandbox.js'
 import { type WarmOwner, warmSandboxes } from '../../../src/tools/bash/warm-sandboxes.js'
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
@@ -219,6 +220,30 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
     }
     expect(owners.map((owner) => warmSandboxes.pids(owner).length)).toEqual([2, 1, 1, 0])
     expect(warmSandboxes.state()).toMatchObject({ ready: 4, starting: 0 })
+  })
+
+  it('starts and ends a warm command without the spawner: stopped, it holds up neither (docs/adr/0471, 0473)', async () => {
+    const workspace = await useTestWorkspace()
+    const command = 'echo out; echo err >&2; exit 7'
+    warmSandboxes.configure({ ...ON, perSession: 0 })
+    const cold = await bash(context(workspace), command)
+    warmSandboxes.configure(ON)
+    const ctx = context(workspace)
+    await prime(ctx)
+    await warmed({ tenant: 'tenant-a', sessionId: 'session-1' }, 2)
+    const spawner = await commandLauncher.start()
+    if (spawner.mode !== 'spawner') throw new Error(`no spawner here: ${spawner.reason}`)
+    const hits = warmSandboxes.state().hits
+    process.kill(spawner.pid, 'SIGSTOP')
+    let warm: Awaited<ReturnType<typeof bash>>
+    try {
+      warm = await bash(ctx, command)
+    } finally {
+      process.kill(spawner.pid, 'SIGCONT')
+    }
+    expect(warmSandboxes.state().hits).toBe(hits + 1)
+    expect(warm).toEqual(cold)
+    expect(JSON.stringify(warm)).toContain('out\\nerr')
   })
 
   it('refills only once the command that took a sandbox has ended (docs/adr/0470)', async () => {
