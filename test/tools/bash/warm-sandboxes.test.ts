@@ -12,7 +12,7 @@ import { type WarmOwner, warmSandboxes } from '../../../src/tools/bash/warm-sand
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
 import { createTestContext, type TestWorkspace, useTestWorkspace } from '../../helpers/tool-context.js'
 import { runTool } from '../helpers.js'
-import { processGroupExists } from './process-helpers.js'
+import { processesMatching, processGroupExists } from './process-helpers.js'
 
 const detected = detectSandbox('auto')
 const ON = { perSession: 2, perTenant: 8, perInstance: 32, idleMs: 60_000 }
@@ -244,6 +244,19 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
     expect(warmSandboxes.state().hits).toBe(hits + 1)
     expect(warm).toEqual(cold)
     expect(JSON.stringify(warm)).toContain('out\\nerr')
+  })
+
+  it('a background job of a warm command is gone when the call returns, as bubblewrap ends (docs/adr/0473)', async () => {
+    warmSandboxes.configure(ON)
+    const workspace = await useTestWorkspace()
+    const ctx = context(workspace)
+    await prime(ctx)
+    await warmed({ tenant: 'tenant-a', sessionId: 'session-1' }, 2)
+    const hits = warmSandboxes.state().hits
+    const marker = '913.5791'
+    expect(output(await bash(ctx, `sleep ${marker} & echo left`))).toBe('left')
+    expect(warmSandboxes.state().hits).toBe(hits + 1)
+    expect(await processesMatching(marker)).toEqual([])
   })
 
   it('refills only once the command that took a sandbox has ended (docs/adr/0470)', async () => {
