@@ -2,7 +2,8 @@
  * Warm sandboxes (issue 23, goals 3 and 4; docs/adr/0390-warm-sandboxes.md), both against bare
  * `bwrap … bash -c true` spawned from this process in the same run:
  * - latency: Bash `true` through `POST /v1/runs`, one client in flight, with the pool at its
- *   defaults, call by call in turn with the bare cold spawn (goal: p50 ≤ 0.5× the cold floor);
+ *   defaults, call by call in turn with the bare cold spawn, each once the last call's refill
+ *   is done (goal: p50 ≤ 0.5× the cold floor);
  * - throughput: 16 clients in flight (16 sessions, as 16 agents), Bash `true` runs/s against
  *   bare spawns/s at 16 in flight, in alternating phases so the host's load weighs on both
  *   (goal ≥ 0.8×).
@@ -76,6 +77,16 @@ async function warmState(service: ServerProcess): Promise<Record<string, number>
   return readyz.warm_sandboxes ?? {}
 }
 
+/**
+ * Until no warm sandbox is being set up (the last call's refill is done), outside the timed part:
+ * a latency sample, the floor's or the service's, never shares the CPU with a refill that a
+ * real session, whose calls come seconds apart, would have finished long before (docs/adr/0472).
+ */
+async function settled(service: ServerProcess): Promise<void> {
+  for (let polls = 0; polls < 200 && (await warmState(service)).starting !== 0; polls += 1)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+}
+
 export async function warmSandboxes(seconds: number): Promise<Figure[]> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-warm-'))
   const service = await startService(scratch, { TOOLEXEC_SANDBOX: 'bwrap' }).catch((error: Error) => error)
@@ -93,7 +104,9 @@ export async function warmSandboxes(seconds: number): Promise<Figure[]> {
     const warm: number[] = []
     const until = performance.now() + seconds * 1000
     while (performance.now() < until) {
+      await settled(service)
       floor.push(...(await timeSerially(bareSandbox, 0)))
+      await settled(service)
       warm.push(...(await timeSerially(one.run, 0)))
     }
     const after = await warmState(service)

@@ -29,6 +29,8 @@ type LaunchOptions = {
    * (docs/adr/0460-commands-start-without-a-session-of-their-own.md).
    */
   sameSession?: boolean | undefined
+  /** With `announcesStart`: fd 4 a pipe for bubblewrap's `--json-status-fd 4` (docs/adr/0473). */
+  reportsStatus?: boolean | undefined
 }
 
 /** How the commands share the host with the service (TOOLEXEC_PROCESS_NICE, TOOLEXEC_MAX_STARTING_PROCESSES). */
@@ -90,8 +92,11 @@ async function launchInProcess(
       'pipe',
       'pipe',
       ...(options.announcesStart ? ['pipe' as const] : []),
+      ...(options.announcesStart && options.reportsStatus ? ['pipe' as const] : []),
     ],
   })
+  // In process, the child's own exit says the end: the status is not needed.
+  ;(child.stdio[4] as Readable | null | undefined)?.resume()
   child.stdin?.on('error', () => undefined)
   // Listened for at once: `close` may come before anything awaits it.
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>

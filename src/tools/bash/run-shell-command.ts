@@ -1,3 +1,4 @@
+import { deferred } from '../../async/deferred.js'
 import { type Containment, containedShellArgv, WRAPPER_SHELL } from './containment.js'
 import { killCommand, killProcessGroup } from './kill-process-group.js'
 import { commandLauncher } from './launch-command.js'
@@ -101,16 +102,20 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   const env = options.env ?? commandEnvironment()
   let child: LaunchedCommand
   let ownGroup = true
+  // Settled when this call is over: the session's warm pool refills then (docs/adr/0470).
+  const finished = deferred<void>()
+  let warm: LaunchedCommand | undefined
   try {
     // A sandbox already set up for this session's layout, else a cold start
     // (docs/adr/0390-warm-sandboxes.md); an aborted call never takes one.
-    const warm =
+    warm =
       sandbox && options.warm && !signal.aborted
         ? warmSandboxes.take(options.warm, sandbox, {
             cwd: options.cwd,
             env,
             command: options.command,
             binds: [...(options.sandbox?.writableDirectories ?? []), ...(options.sandbox?.readOnlyDirectories ?? [])],
+            after: finished.promise,
           })
         : undefined
     // Forked by the spawner process, off this event loop (docs/adr/0160-a-spawner-process-forks-bash.md).
@@ -131,6 +136,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
         sameSession: !ownGroup,
       }))
   } catch (error) {
+    finished.resolve()
     output.destroy()
     throw error
   }
@@ -172,7 +178,9 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
       throw error
     })
     // Background jobs would hold the pipe open (and outlive the call): they go with the shell.
-    kill()
+    // A warm sandbox's end is bubblewrap's own (its PID namespace dies with it): its pipes close
+    // by themselves, and its group, only bwrap, is left to the spawner's reaping (docs/adr/0473).
+    if (!warm) kill()
     await Promise.all([child.closed, killing])
     const exitCode = code ?? signalExitCode(exitSignal)
     if (storageError) return { exitCode, timedOut, aborted, storageError }
@@ -182,6 +190,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     })
     return { exitCode, timedOut, aborted, ...(storageError ? { storageError } : {}) }
   } finally {
+    finished.resolve()
     clearTimeout(timer)
     signal.removeEventListener('abort', onAbort)
     if (!output.writableEnded) output.destroy()

@@ -4,6 +4,7 @@ import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { deferred } from '../../async/deferred.js'
 import { type LaunchedCommand, SpawnerStoppedError } from './launched-command.js'
+import { exitCodeFrom } from './sandbox-status.js'
 import type { InputRequest, SignalRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
 
 /** How long the spawner may take to start (a Node process, under load). */
@@ -31,6 +32,7 @@ export type SpawnerConnection = {
       announcesStart?: boolean | undefined
       takesInput?: boolean | undefined
       sameSession?: boolean | undefined
+      reportsStatus?: boolean | undefined
     },
   ): Promise<LaunchedCommand>
   /** Resolves, with what happened, once the spawner process is gone. */
@@ -46,6 +48,10 @@ type Pending = {
   started: ReturnType<typeof deferred<void>>
   stderr: PassThrough
   stdout?: Socket | undefined
+  /** A `takesInput` command's stdin, once its handle came (docs/adr/0471). */
+  stdin?: Socket | undefined
+  /** A `reportsStatus` command's stderr pipe, piped into `stderr` (docs/adr/0473). */
+  stderrPipe?: Socket | undefined
   exitSeen: boolean
   takesInput: boolean
 }
@@ -155,11 +161,31 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
           closed,
           started: entry.started.promise,
           signal: (signal: NodeJS.Signals) => sendSignal(message.id, signal),
-          ...(entry.takesInput ? { input: (data: string) => sendInput(message.id, data) } : {}),
+          ...(entry.takesInput ? { input: (data: string) => writeInput(message.id, entry, data) } : {}),
         })
         entry.launched = undefined
         break
       }
+      case 'status':
+        // Bubblewrap's own word on its exit, before the spawner's (docs/adr/0473).
+        if (handle)
+          exitCodeFrom(handle).then((code) => {
+            if (code !== undefined) entry.exit.resolve([code, null])
+          })
+        break
+      case 'stderr-pipe':
+        if (handle) {
+          entry.stderrPipe = handle
+          handle.on('error', () => entry.stderr.end())
+          handle.pipe(entry.stderr)
+        } else entry.stderr.end()
+        break
+      case 'stdin':
+        if (handle) {
+          handle.on('error', () => undefined)
+          entry.stdin = handle
+        }
+        break
       case 'started':
         entry.started.resolve()
         break
@@ -178,6 +204,7 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         finish(message.id, entry)
         break
       case 'exit':
+        entry.stdin?.destroy()
         entry.started.resolve()
         entry.exitSeen = true
         entry.exit.resolve([message.code, message.signal])
@@ -186,6 +213,12 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         break
     }
   })
+
+  // Straight into the pipe when its handle came, else through the spawner.
+  const writeInput = (id: number, entry: Pending, data: string) => {
+    if (entry.stdin && !entry.stdin.destroyed) entry.stdin.end(data)
+    else sendInput(id, data)
+  }
 
   const sendInput = (id: number, data: string) => {
     if (gone !== undefined || !pending.has(id)) return
@@ -213,6 +246,9 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
       entry.launched?.reject(error)
       entry.started.resolve()
       entry.exit.reject(error)
+      entry.stdin?.destroy()
+      entry.stderrPipe?.unpipe(entry.stderr)
+      entry.stderrPipe?.destroy()
       if (!entry.stderr.writableEnded) entry.stderr.end()
     }
     pending.clear()
@@ -248,6 +284,7 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         ...(options.announcesStart ? { announcesStart: true } : {}),
         ...(options.takesInput ? { takesInput: true } : {}),
         ...(options.sameSession ? { sameSession: true } : {}),
+        ...(options.reportsStatus ? { reportsStatus: true } : {}),
       }
       child.send(request, (error) => {
         if (error) child.kill('SIGKILL')

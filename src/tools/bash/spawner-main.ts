@@ -11,14 +11,14 @@
  * closes: every command still running is killed with its process group and this process exits.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import type { Readable } from 'node:stream'
+import type { Readable, Writable } from 'node:stream'
 import type { InputRequest, SignalRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
 
 const running = new Map<number, ChildProcess>()
 /** The running commands started without a session of their own (`sameSession`). */
 const sameSession = new WeakSet<ChildProcess>()
 
-function send(message: SpawnerMessage, handle?: Readable): void {
+function send(message: SpawnerMessage, handle?: Readable | Writable): void {
   if (!process.connected) return
   // A channel that closed in between is handled by 'disconnect'.
   process.send?.(message, handle as never, undefined, () => undefined)
@@ -61,6 +61,7 @@ function start(request: SpawnRequest): void {
         'pipe',
         'pipe',
         ...(request.announcesStart ? ['pipe' as const] : []),
+        ...(request.announcesStart && request.reportsStatus ? ['pipe' as const] : []),
       ],
     })
   } catch (error) {
@@ -79,6 +80,16 @@ function start(request: SpawnRequest): void {
   running.set(id, child)
   if (request.sameSession) sameSession.add(child)
   send({ type: 'spawned', id, pid }, stdout)
+  // Sent, the handle closes here: the service holds the only write end (docs/adr/0471).
+  if (child.stdin) send({ type: 'stdin', id }, child.stdin)
+  const status = child.stdio[4] as Readable | null | undefined
+  if (status) {
+    // The service reads the end itself (docs/adr/0473): no relay, nothing read here.
+    leaveUnread(status)
+    send({ type: 'status', id }, status)
+    leaveUnread(stderr)
+    send({ type: 'stderr-pipe', id }, stderr)
+  }
   const announcer = child.stdio[3] as Readable | null | undefined
   if (announcer) {
     // The first byte, or the end without one (the wrapper failed before writing): either way the start is over.
@@ -93,8 +104,10 @@ function start(request: SpawnRequest): void {
     announcer.once('end', started)
     announcer.once('error', started)
   }
-  stderr.on('data', (chunk: Buffer) => send({ type: 'stderr', id, data: chunk.toString('base64') }))
-  stderr.once('close', () => send({ type: 'stderr-end', id }))
+  if (!status) {
+    stderr.on('data', (chunk: Buffer) => send({ type: 'stderr', id, data: chunk.toString('base64') }))
+    stderr.once('close', () => send({ type: 'stderr-end', id }))
+  }
   child.once('exit', (code, signal) => {
     running.delete(id)
     send({ type: 'exit', id, code, signal })

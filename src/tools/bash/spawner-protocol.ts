@@ -28,6 +28,13 @@ export type SpawnRequest = {
    * by `signal` messages to its process, never by its group.
    */
   sameSession?: boolean
+  /**
+   * With `announcesStart`: fd 4 is a pipe for bubblewrap's `--json-status-fd 4`, passed to the
+   * service as the handle of a `status` message, and stderr's pipe as the handle of `stderr-pipe`
+   * (no `stderr`/`stderr-end` relay): the service sees the end without this process
+   * (docs/adr/0473-a-warm-sandbox-reports-its-own-end.md).
+   */
+  reportsStatus?: boolean
 }
 
 /**
@@ -36,7 +43,10 @@ export type SpawnRequest = {
  */
 export type SignalRequest = { type: 'signal'; id: number; signal: NodeJS.Signals }
 
-/** The one write to the stdin of a command started with `takesInput`, then the pipe's end. */
+/**
+ * The one write to the stdin of a command started with `takesInput`, then the pipe's end: when
+ * its `stdin` handle did not reach the service.
+ */
 export type InputRequest = { type: 'input'; id: number; data: string }
 
 /** What Node's spawn error carried, so the service rethrows the same text (`spawn bwrap ENOENT`). */
@@ -45,6 +55,14 @@ export type SpawnFailure = { message: string; code?: string; errno?: number; sys
 export type SpawnerMessage =
   | { type: 'ready' }
   | { type: 'spawned'; id: number; pid: number }
+  /**
+   * The stdin pipe of a command started with `takesInput`, as the message's handle: the service
+   * writes the command there itself, with no hop through this process (docs/adr/0471-the-service-writes-a-warm-command-itself.md).
+   */
+  | { type: 'stdin'; id: number }
+  /** The handles of a `reportsStatus` command: bubblewrap's status pipe, and its stderr pipe. */
+  | { type: 'status'; id: number }
+  | { type: 'stderr-pipe'; id: number }
   | { type: 'spawn-error'; id: number; error: SpawnFailure }
   /** The command announced its start on fd 3, or closed fd 3 without a word. */
   | { type: 'started'; id: number }

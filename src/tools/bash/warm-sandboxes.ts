@@ -45,7 +45,7 @@ type Pool = { owner: WarmOwner; key: string; entries: Set<Entry>; calls: number;
 
 type Launch = (
   argv: readonly string[],
-  options: { cwd: string; env: Record<string, string>; announcesStart: true; takesInput: true },
+  options: { cwd: string; env: Record<string, string>; announcesStart: true; takesInput: true; reportsStatus: true },
 ) => Promise<LaunchedCommand>
 
 const ownerKey = (owner: WarmOwner) => `${owner.tenant}\u0000${owner.sessionId}`
@@ -122,7 +122,15 @@ function createWarmSandboxes(launch: Launch = (argv, options) => commandLauncher
     ) {
       const entry: Entry = { ready: false, gone: false }
       pool.entries.add(entry)
-      launch([...argv, ...WARM_SHELL], { cwd, env, announcesStart: true, takesInput: true }).then(
+      // Bubblewrap says its exit on fd 4 itself: the call ends without the spawner's word (docs/adr/0473).
+      const [bwrap = '', ...rest] = argv
+      launch([bwrap, '--json-status-fd', '4', ...rest, ...WARM_SHELL], {
+        cwd,
+        env,
+        announcesStart: true,
+        takesInput: true,
+        reportsStatus: true,
+      }).then(
         (launched) => {
           entry.launched = launched
           // Discarded while it was being started: it goes at once.
@@ -163,12 +171,20 @@ function createWarmSandboxes(launch: Launch = (argv, options) => commandLauncher
     /**
      * A warm sandbox of this session built by exactly `argv` (bwrap and its arguments) with
      * `env`, its `binds` the same directories as now, given `command` to run; undefined (a miss)
-     * when none is ready, and from the session's second command the pool then fills. Either way the session's sandboxes of another layout go.
+     * when none is ready. From the session's second command the pool then fills, once `after`
+     * settles (the command ended: docs/adr/0470-warm-refills-wait-for-the-command.md). Either
+     * way the session's sandboxes of another layout go.
      */
     take(
       owner: WarmOwner,
       argv: readonly string[],
-      options: { cwd: string; env: Record<string, string>; command: string; binds: readonly string[] },
+      options: {
+        cwd: string
+        env: Record<string, string>
+        command: string
+        binds: readonly string[]
+        after: Promise<unknown>
+      },
     ): LaunchedCommand | undefined {
       if (settings.perSession === 0) return undefined
       const sessionKey = ownerKey(owner)
@@ -188,16 +204,22 @@ function createWarmSandboxes(launch: Launch = (argv, options) => commandLauncher
         ? undefined
         : [...pool.entries].find((candidate) => candidate.ready && !candidate.gone)
       if (entry) pool.entries.delete(entry)
-      // From a session's second command on: a run without a session (its own, ended with it)
-      // that runs one command never leaves sandboxes nobody will take (docs/adr/0391).
-      if (calls >= 2) fill(pool, argv, options.cwd, options.env)
       const launched = entry?.launched
+      // The command first: it is what the caller waits for.
+      launched?.input?.(options.command)
+      // From a session's second command on: a run without a session (its own, ended with it)
+      // that runs one command never leaves sandboxes nobody will take (docs/adr/0391). Not before
+      // the command ended: a refill's setup competes for the CPU and for a start turn with the
+      // command, cold or warm, that a caller waits for (docs/adr/0470).
+      if (calls >= 2) {
+        const refill = () => fill(pool, argv, options.cwd, options.env)
+        options.after.then(refill, refill)
+      }
       if (!launched?.input) {
         counts.misses++
         return undefined
       }
       counts.hits++
-      launched.input(options.command)
       return launched
     },
     /** The session's warm sandboxes go (the session was deleted). */

@@ -109,6 +109,34 @@ describe('the spawner process', () => {
     expect(await next.text()).toBe(`parent=${after}\n`)
   })
 
+  it("writes a warm command's input straight into its pipe: a stopped spawner does not hold it up", async () => {
+    const launcher = createCommandLauncher()
+    const state = await launcher.start()
+    if (state.mode !== 'spawner') throw new Error(`no spawner here: ${state.reason}`)
+    const command = await launcher.launch(['/bin/sh', '-c', 'printf . >&3; read -r line; echo "got $line"'], {
+      cwd: '/tmp',
+      env: {},
+      announcesStart: true,
+      takesInput: true,
+    })
+    // The stdin handle comes before the start, in order on the channel (docs/adr/0471).
+    await command.started
+    let out = ''
+    command.stdout.on('data', (chunk: Buffer) => {
+      out += chunk
+    })
+    const ended = new Promise((resolve) => command.stdout.once('end', resolve))
+    process.kill(state.pid, 'SIGSTOP')
+    try {
+      command.input?.('hello\n')
+      await ended
+    } finally {
+      process.kill(state.pid, 'SIGCONT')
+    }
+    expect(out).toBe('got hello\n')
+    expect(await command.exited).toEqual([0, null])
+  })
+
   it('leaves in-process spawning when the spawner cannot start, and says why', async () => {
     const launcher = createCommandLauncher({ main: '/nonexistent/spawner-main.js' })
     const state = await launcher.start()

@@ -6,12 +6,13 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BashTool } from '../../../src/tools/bash/bash-tool.js'
+import { commandLauncher } from '../../../src/tools/bash/launch-command.js'
 import { detectSandbox } from '../../../src/tools/bash/sandbox.js'
 import { type WarmOwner, warmSandboxes } from '../../../src/tools/bash/warm-sandboxes.js'
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
 import { createTestContext, type TestWorkspace, useTestWorkspace } from '../../helpers/tool-context.js'
 import { runTool } from '../helpers.js'
-import { processGroupExists } from './process-helpers.js'
+import { processesMatching, processGroupExists } from './process-helpers.js'
 
 const detected = detectSandbox('auto')
 const ON = { perSession: 2, perTenant: 8, perInstance: 32, idleMs: 60_000 }
@@ -219,6 +220,60 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
     }
     expect(owners.map((owner) => warmSandboxes.pids(owner).length)).toEqual([2, 1, 1, 0])
     expect(warmSandboxes.state()).toMatchObject({ ready: 4, starting: 0 })
+  })
+
+  it('starts and ends a warm command without the spawner: stopped, it holds up neither (docs/adr/0471, 0473)', async () => {
+    const workspace = await useTestWorkspace()
+    const command = 'echo out; echo err >&2; exit 7'
+    warmSandboxes.configure({ ...ON, perSession: 0 })
+    const cold = await bash(context(workspace), command)
+    warmSandboxes.configure(ON)
+    const ctx = context(workspace)
+    await prime(ctx)
+    await warmed({ tenant: 'tenant-a', sessionId: 'session-1' }, 2)
+    const spawner = await commandLauncher.start()
+    if (spawner.mode !== 'spawner') throw new Error(`no spawner here: ${spawner.reason}`)
+    const hits = warmSandboxes.state().hits
+    process.kill(spawner.pid, 'SIGSTOP')
+    let warm: Awaited<ReturnType<typeof bash>>
+    try {
+      warm = await bash(ctx, command)
+    } finally {
+      process.kill(spawner.pid, 'SIGCONT')
+    }
+    expect(warmSandboxes.state().hits).toBe(hits + 1)
+    expect(warm).toEqual(cold)
+    expect(JSON.stringify(warm)).toContain('out\\nerr')
+  })
+
+  it('a background job of a warm command is gone when the call returns, as bubblewrap ends (docs/adr/0473)', async () => {
+    warmSandboxes.configure(ON)
+    const workspace = await useTestWorkspace()
+    const ctx = context(workspace)
+    await prime(ctx)
+    await warmed({ tenant: 'tenant-a', sessionId: 'session-1' }, 2)
+    const hits = warmSandboxes.state().hits
+    const marker = '913.5791'
+    expect(output(await bash(ctx, `sleep ${marker} & echo left`))).toBe('left')
+    expect(warmSandboxes.state().hits).toBe(hits + 1)
+    expect(await processesMatching(marker)).toEqual([])
+  })
+
+  it('refills only once the command that took a sandbox has ended (docs/adr/0470)', async () => {
+    warmSandboxes.configure(ON)
+    const workspace = await useTestWorkspace()
+    const owner = { tenant: 'tenant-a', sessionId: 'session-1' }
+    const ctx = context(workspace, owner)
+    await prime(ctx)
+    await warmed(owner, 2)
+    const hits = warmSandboxes.state().hits
+    const running = bash(ctx, 'while [ ! -e go ]; do sleep 0.02; done; echo went')
+    await vi.waitFor(() => expect(warmSandboxes.state().hits).toBe(hits + 1), REAL_PROCESS_WAIT)
+    // The command runs: its sandbox is not replaced yet, nothing is being set up beside it.
+    expect(warmSandboxes.state()).toMatchObject({ ready: 1, starting: 0 })
+    await writeFile(path.join(workspace.cwd, 'go'), '')
+    expect(output(await running)).toBe('went')
+    await warmed(owner, 2)
   })
 
   it('ends a warm sandbox’s command on timeout with its whole group, as a cold start does', async () => {
