@@ -5,8 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { processesMatching } from '../helpers/processes.js'
+import { REAL_PROCESS_WAIT } from '../helpers/real-process-wait.js'
 import { redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 
@@ -47,7 +48,8 @@ describe.skipIf(redisSkipReason !== undefined)('DELETE /v1/sessions/{id} across 
         }),
       })
       expect(((await run.json()) as { results: Array<{ content: string }> }).results[0]?.content).toBe('started')
-      expect(processesMatching(`sleep ${marker}`).length).toBeGreaterThan(0)
+      // Seen once its subshell forked the first sleep, which a loaded host may do after the answer.
+      await vi.waitFor(() => expect(processesMatching(`sleep ${marker}`).length).toBeGreaterThan(0), REAL_PROCESS_WAIT)
       // Through B, which holds no shell of the session.
       expect((await fetch(`${b.baseUrl}/v1/sessions/${session_id}`, { method: 'DELETE' })).status).toBe(204)
       while (processesMatching(`sleep ${marker}`).length > 0) await new Promise((resolve) => setTimeout(resolve, 50))

@@ -97,19 +97,16 @@ describe('admission', () => {
         statuses.push(response.status),
       ),
     )
-    const latencies: number[] = []
     for (let probe = 0; probe < 10; probe++) {
-      const started = performance.now()
       expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200)
-      latencies.push(performance.now() - started)
       await delay(20)
     }
     await Promise.all(burst)
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(8)
     expect(statuses.filter((status) => status === 503).length).toBeGreaterThan(100)
     expect(statuses.every((status) => status === 200 || status === 503)).toBe(true)
-    // Loose on a shared 2-core machine; docs/reliability.md has the bench's p99.
-    expect(Math.max(...latencies)).toBeLessThan(1_000)
+    // How fast it answers is the bench's to measure (bench/load-burst.ts and bench/sandbox-burst.ts,
+    // a p99 beside the idle floor of the same run), never a timed assertion here.
   }, 30_000)
 })
 
