@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import { type BashAvailability, detectBashAvailability } from '../src/tools/bash/bash-availability.js'
 import { type Containment, detectContainment } from '../src/tools/bash/containment.js'
 import { commandLauncher } from '../src/tools/bash/launch-command.js'
+import { prepareSystemMounts } from '../src/tools/bash/sandbox.js'
 import { warmSandboxes } from '../src/tools/bash/warm-sandboxes.js'
 
 declare module 'fastify' {
@@ -37,6 +38,8 @@ export const sandboxPlugin = fp(
       // Each app of a process (tests build many) listens only while it lives.
       app.addHook('onClose', async () => stopListening())
     }
+    // The sandbox's /etc copy is made before the service listens (docs/adr/0387).
+    if (availability.enabled && availability.sandbox === 'bwrap') prepareSystemMounts()
     // Sandboxes ahead of demand only where Bash runs in bubblewrap (docs/adr/0390-warm-sandboxes.md).
     const warm = availability.enabled && availability.sandbox === 'bwrap'
     warmSandboxes.configure(warm ? app.config.warmSandboxes : { ...app.config.warmSandboxes, perSession: 0 })
