@@ -128,7 +128,13 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
   const finished = over.promise.then(async ({ outcome, completion }) => {
     const prior = resumed?.priorResults ?? []
     const final = await finishRun(
-      { ...finishing, runTtlMs: dependencies.runTtlMs, now: dependencies.now, logger },
+      {
+        ...finishing,
+        runTtlMs: dependencies.runTtlMs,
+        now: dependencies.now,
+        logger,
+        onRecordFinal: dependencies.onRecordFinal,
+      },
       prior.length === 0 ? outcome : { ...outcome, results: [...prior, ...outcome.results] },
       completion,
       [...prior.map((result) => result.tool_use_id), ...blocks.keys()],
