@@ -13,14 +13,6 @@ export function admittedRun(
   ticket: AdmissionTicket | undefined,
   release: { live: Map<string, LiveRun>; hold: (() => Promise<void>) | undefined; logger: Logger },
 ) {
-  // Given up once: when the run's record is final (beside run.completed, docs/adr/0451), or at
-  // the latest when the run is over, whichever comes first.
-  let holding = release.hold
-  const giveUpLease = () => {
-    const hold = holding
-    holding = undefined
-    hold?.().catch((error: unknown) => release.logger.error({ err: error }, 'releasing the run lease failed'))
-  }
   return {
     /** The launch dependencies with `observe` freeing a call's admission slot at its stored tool.result (docs/adr/0120). */
     dependencies: {
@@ -29,7 +21,6 @@ export function admittedRun(
         if (event.type === 'tool.result') ticket?.callAnswered()
         launch.observe(event, tenant)
       },
-      onRecordFinal: giveUpLease,
     },
     /** Waiting calls hold no admission slot (docs/adr/0241). */
     asks: ticket ? { onAskWaiting: (waiting: boolean) => ticket.waiting(waiting) } : {},
@@ -39,7 +30,9 @@ export function admittedRun(
       void run.finished.finally(() => {
         release.live.delete(run.runId)
         ticket?.release()
-        giveUpLease()
+        release
+          .hold?.()
+          .catch((error: unknown) => release.logger.error({ err: error }, 'releasing the run lease failed'))
       })
     },
   }

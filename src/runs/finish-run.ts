@@ -21,8 +21,6 @@ export type FinishingRun = {
   runTtlMs: number
   now: () => number
   logger: Logger
-  /** Called once the final record and the session are stored, before run.completed is (docs/adr/0451). */
-  onRecordFinal?: (() => void) | undefined
 }
 
 /**
@@ -59,9 +57,6 @@ export async function finishRun(
   const failed = ended.find((result) => result.status === 'rejected')
   if (failed) throw failed.reason
   writer.store(completion)
-  // Given at setImmediate, the turn in which the Redis event store sends its batch: the lease's
-  // release and run.completed leave in one write (docs/adr/0451-the-lease-goes-with-run-completed.md).
-  if (run.onRecordFinal) setImmediate(run.onRecordFinal)
   await writer.settled()
   run.logger.info({ status: outcome.status, results: outcome.results.length }, 'run finished')
   // The record as just stored, built here rather than read back: only this run's instance

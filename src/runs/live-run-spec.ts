@@ -34,8 +34,6 @@ export type LiveRunDependencies = {
   onCallFinished?: (call: FinishedCall, run: { runId: string; tenant: string; sessionId: string }) => void
   /** The asks a run of this instance has open, whenever they change ([] when none). */
   onOpenAsks?: (runId: string, asks: readonly OpenAsk[]) => void
-  /** The run's record is final and its session given back: its lease may go (docs/adr/0451). */
-  onRecordFinal?: () => void
 }
 
 export type LiveRunSpec = {

@@ -128,13 +128,7 @@ export async function launchRun(dependencies: LiveRunDependencies, spec: LiveRun
   const finished = over.promise.then(async ({ outcome, completion }) => {
     const prior = resumed?.priorResults ?? []
     const final = await finishRun(
-      {
-        ...finishing,
-        runTtlMs: dependencies.runTtlMs,
-        now: dependencies.now,
-        logger,
-        onRecordFinal: dependencies.onRecordFinal,
-      },
+      { ...finishing, runTtlMs: dependencies.runTtlMs, now: dependencies.now, logger },
       prior.length === 0 ? outcome : { ...outcome, results: [...prior, ...outcome.results] },
       completion,
       [...prior.map((result) => result.tool_use_id), ...blocks.keys()],
