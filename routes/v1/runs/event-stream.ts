@@ -43,12 +43,18 @@ export async function serveEventStream(
     unsent = []
     unsentBytes = 0
     const socket = response.socket
-    // A chunked response that owns a real connection (not HEAD, not HTTP/1.0, not inject) gets each event's shared
-    // chunk written straight to the socket, corked and uncorked within this call so one writev
-    // carries the turn and nothing stays corked past it (docs/adr/0450-sse-fan-out-writes-shared-chunks-to-the-socket.md,
-    // docs/adr/0178-sse-writes-one-string-per-turn.md). Otherwise the response frames the text.
+    // A chunked response that owns a real connection (not HEAD, not HTTP/1.0, not inject) gets
+    // each event's shared chunk written straight to its socket; several are corked and uncorked
+    // within this call, so one writev carries the turn and nothing stays corked past it
+    // (docs/adr/0450-sse-fan-out-writes-shared-chunks-to-the-socket.md, docs/adr/0178). Otherwise
+    // the response frames the text.
     if (socket instanceof Socket && response.chunkedEncoding && response.headersSent) {
       if (socket.destroyed) return
+      // One event (the common case) is one plain write: cheaper than a writev of one buffer.
+      if (events.length === 1) {
+        socket.write(sseChunk(events[0] as RunEvent))
+        return
+      }
       socket.cork()
       for (const event of events) socket.write(sseChunk(event))
       socket.uncork()
