@@ -1,21 +1,9 @@
+import { Socket } from 'node:net'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { RunEvent } from '../../../src/events/run-event.js'
+import { sseChunk, sseText } from './sse-chunk.js'
 
 const HEARTBEAT_MS = 15_000
-
-/**
- * Formatted once per event, not once per subscriber: every subscriber of a run gets the same
- * event object from the store (docs/adr/0156-event-fan-out-formats-once.md).
- */
-const formatted = new WeakMap<RunEvent, string>()
-function formatEvent(event: RunEvent): string {
-  let text = formatted.get(event)
-  if (text === undefined) {
-    text = `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
-    formatted.set(event, text)
-  }
-  return text
-}
 
 /**
  * Server-Sent Events: `id` is the event's seq (so `Last-Event-ID` resumes), `event` its type,
@@ -46,13 +34,31 @@ export async function serveEventStream(
     onClose?.()
     response.end()
   }
-  /** Events of this turn not yet handed to the response, as one string. */
-  let unsent = ''
+  /** Events of this turn not yet handed to the socket, and their bytes. */
+  let unsent: RunEvent[] = []
+  let unsentBytes = 0
   const flush = () => {
-    if (ended || unsent === '') return
-    const text = unsent
-    unsent = ''
-    response.write(text)
+    if (ended || unsent.length === 0) return
+    const events = unsent
+    unsent = []
+    unsentBytes = 0
+    const socket = response.socket
+    // A chunked response that owns a real connection (not HEAD, not HTTP/1.0, not inject) gets
+    // each event's shared chunk written straight to its socket; several are corked and uncorked
+    // within this call, so one writev carries the turn and nothing stays corked past it
+    // (docs/adr/0450-sse-fan-out-writes-shared-chunks-to-the-socket.md, docs/adr/0178). Otherwise
+    // the response frames the text.
+    if (socket instanceof Socket && response.chunkedEncoding && response.headersSent) {
+      if (socket.destroyed) return
+      // One event (the common case) is one plain write: cheaper than a writev of one buffer.
+      if (events.length === 1) {
+        socket.write(sseChunk(events[0] as RunEvent))
+        return
+      }
+      socket.cork()
+      for (const event of events) socket.write(sseChunk(event))
+      socket.uncork()
+    } else response.write(events.map(sseText).join(''))
   }
   const write = (event: RunEvent) => {
     if (ended) return
@@ -62,19 +68,20 @@ export async function serveEventStream(
     }
     // A reader this far behind is cut off with a last comment; EventSource resumes on its own
     // with Last-Event-ID (docs/adr/0126-slow-subscribers-are-cut-off-by-bytes.md).
-    if (response.writableLength + unsent.length > maxBufferedBytes) {
-      unsent = `: subscriber too slow: resume with after=${lastSeq} or Last-Event-ID\n\n`
+    if (response.writableLength + unsentBytes > maxBufferedBytes) {
+      unsent = []
+      unsentBytes = 0
+      response.write(`: subscriber too slow: resume with after=${lastSeq} or Last-Event-ID\n\n`)
       end()
       // A reader that reads nothing would keep the buffer: it is dropped after a grace.
       setTimeout(() => response.destroy(), 10_000).unref()
       return
     }
-    // Events of one turn of the event loop leave in one write of one string, with no cork: a
-    // write per event per subscriber delayed delivery (docs/adr/0156-event-fan-out-formats-once.md),
-    // and on Node 22 ending a response corked for a later uncork broke its chunked framing
-    // (docs/adr/0178-sse-writes-one-string-per-turn.md).
-    if (unsent === '') setImmediate(flush)
-    unsent += formatEvent(event)
+    // Events of one turn of the event loop leave together at setImmediate: a write per event per
+    // subscriber delayed delivery (docs/adr/0156-event-fan-out-formats-once.md).
+    if (unsent.length === 0) setImmediate(flush)
+    unsent.push(event)
+    unsentBytes += sseChunk(event).length
     lastSeq = event.seq
     if (event.type === 'run.completed') setImmediate(end)
   }
