@@ -50,17 +50,16 @@ describe.skipIf(containment.containment !== 'pid-namespace')(`Bash containment (
     expect(await response.json()).toMatchObject({ bash_containment: 'pid-namespace' })
   })
 
-  it('ends a setsid child with a 2 s timeout, and answers within about 2.5 s', async () => {
+  // The answer comes when the timeout ends the command, not when `sleep 600` would: the test's own
+  // 20 s timeout is the bound, no wall-clock assertion (a loaded host may take seconds more).
+  it('ends a setsid child with a 2 s timeout, and answers when the timeout ends the command', async () => {
     const marker = '987.6543'
-    const started = Date.now()
     const { status, body } = await post(server, '/v1/runs', {
-      tool_uses: [bash('toolu_t', `setsid sleep ${marker} & sleep 30`, 2_000)],
+      tool_uses: [bash('toolu_t', `setsid sleep ${marker} & sleep 600`, 2_000)],
     })
-    const elapsed = Date.now() - started
     expect(status).toBe(200)
     const [result] = body.results as ToolResult[]
     expect(result?.content).toContain('timed out after 2000 ms')
-    expect(elapsed).toBeLessThan(3_500)
     expect(running(marker)).toBe(false)
   })
 
@@ -103,7 +102,7 @@ describe.skipIf(containment.containment !== 'pid-namespace')(`Bash containment (
     while (!running(marker) && Date.now() < deadline) await delay(100)
     expect(running(marker)).toBe(true)
     process.kill(Number(server), 'SIGKILL')
-    const gone = Date.now() + 3_000
+    const gone = Date.now() + 10_000
     while (running(marker) && Date.now() < gone) await delay(50)
     expect(running(marker)).toBe(false)
   }, 30_000)
@@ -124,11 +123,10 @@ describe.skipIf(!canMount)('a full or read-only blob directory', () => {
   })
 
   it('fails an oversized call at once, keeping the preview, and counts it', async () => {
-    const started = Date.now()
+    // At once: not after `sleep 600` (the test's own 20 s timeout is the bound, no wall-clock assertion).
     const { body } = await post(server, '/v1/runs', {
-      tool_uses: [bash('toolu_big', "head -c 400000 /dev/zero | tr '\\0' a; sleep 30", 60_000)],
+      tool_uses: [bash('toolu_big', "head -c 400000 /dev/zero | tr '\\0' a; sleep 600", 60_000)],
     })
-    expect(Date.now() - started).toBeLessThan(10_000)
     const [result] = body.results as ToolResult[]
     expect(result?.is_error).toBe(true)
     expect(result?.content).toContain('could not be stored (ENOSPC)')
