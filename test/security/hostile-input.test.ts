@@ -132,7 +132,8 @@ describe('permission rules', () => {
       }),
     )
     expect(response.status).toBe(200)
-    expect(performance.now() - began).toBeLessThan(1000)
+    // A backtracking matcher takes minutes here; 10 s leaves a loaded host its seconds (as fuzz-rules).
+    expect(performance.now() - began).toBeLessThan(10_000)
     await expectHealthy(server)
   })
 
