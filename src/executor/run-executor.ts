@@ -164,7 +164,6 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     } else if (outcome.contextModifier) session = applyContextModifier(session, outcome.contextModifier, callFields)
     if (outcome.isError && !call.stoppedByEngine) abortSiblingsAfter(call)
     yielder.completed(call)
-    drain()
   }
 
   function stop(call: TrackedCall, reason: AbortReason): void {
@@ -206,9 +205,13 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       span.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
       // One clock read for this call's end and the next call's start (docs/adr/0442).
       const now = Date.now()
+      // Only this call runs: no other completion of the run can share the drain (docs/adr/0443).
+      const alone = executing.count === 1
       if (call.abortReason !== undefined) stop(call, call.abortReason)
       else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true }, now)
       schedule(now)
+      if (alone && !drainQueued) drainNow()
+      else drain()
     }
     const context = toCallContext(session, callFields, call.block.id, call)
     const onProgress = (data: ToolProgressData) => {
