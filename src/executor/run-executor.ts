@@ -101,7 +101,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
 
   /**
    * Yields what it can, then finishes the run if every block is in and out: once per microtask
-   * however many calls completed in it, in a later microtask than the completion, as before.
+   * however many calls completed in it, in a later microtask than the completion; a call that ran
+   * alone drains in its own settle job instead (docs/adr/0443).
    */
   function drain(): void {
     if (drainQueued) return
