@@ -101,7 +101,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
 
   /**
    * Yields what it can, then finishes the run if every block is in and out: once per microtask
-   * however many calls completed in it, in a later microtask than the completion, as before.
+   * however many calls completed in it, in a later microtask than the completion; a call that ran
+   * alone drains in its own settle job instead (docs/adr/0443).
    */
   function drain(): void {
     if (drainQueued) return
@@ -164,7 +165,6 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     } else if (outcome.contextModifier) session = applyContextModifier(session, outcome.contextModifier, callFields)
     if (outcome.isError && !call.stoppedByEngine) abortSiblingsAfter(call)
     yielder.completed(call)
-    drain()
   }
 
   function stop(call: TrackedCall, reason: AbortReason): void {
@@ -206,9 +206,16 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       span.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
       // One clock read for this call's end and the next call's start (docs/adr/0442).
       const now = Date.now()
+      // Only this call ran: no other completion of the run can share its drain, so it drains in
+      // this job once the next call started (docs/adr/0443). Otherwise the drain is queued before
+      // the next call starts, so its place among the microtasks is what it always was.
+      const alone = executing.count === 1
       if (call.abortReason !== undefined) stop(call, call.abortReason)
       else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true }, now)
+      if (!alone) drain()
       schedule(now)
+      // A drain already queued (a cancel, a cascade to the queued calls) yields this result too.
+      if (alone && !drainQueued) drainNow()
     }
     const context = toCallContext(session, callFields, call.block.id, call)
     const onProgress = (data: ToolProgressData) => {
