@@ -30,19 +30,25 @@ function rawExchange(baseUrl: string, head: string): Promise<string> {
   })
 }
 
+/** A `wait: false` run of one held Gate call `a`, on a server with the test tools. */
+async function startGateRun(input: Record<string, string>) {
+  const tools = createTestTools()
+  const { baseUrl } = await startTestServer({ extraTools: tools.tools })
+  const created = await fetch(`${baseUrl}/v1/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ wait: false, tool_uses: [{ type: 'tool_use', id: 'a', name: 'Gate', input }] }),
+  })
+  return { tools, baseUrl, run: (await created.json()) as { run_id: string; events_url: string } }
+}
+
 describe('events over SSE', () => {
   it('streams live events and resumes from Last-Event-ID without gaps', async () => {
-    const tools = createTestTools()
-    const { baseUrl } = await startTestServer({ extraTools: tools.tools })
-    const created = await fetch(`${baseUrl}/v1/runs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        wait: false,
-        tool_uses: [{ type: 'tool_use', id: 'a', name: 'Gate', input: { key: 'a', progress: 'half' } }],
-      }),
-    })
-    const { events_url } = (await created.json()) as { events_url: string }
+    const {
+      tools,
+      baseUrl,
+      run: { events_url },
+    } = await startGateRun({ key: 'a', progress: 'half' })
     const live = await fetch(`${baseUrl}${events_url}`, { headers: { accept: 'text/event-stream' } })
     expect(live.headers.get('content-type')).toContain('text/event-stream')
     const messages: EventSourceMessage[] = []
@@ -64,17 +70,11 @@ describe('events over SSE', () => {
   })
 
   it('answers HEAD without a body and an HTTP/1.0 client with the same records unchunked', async () => {
-    const tools = createTestTools()
-    const { baseUrl } = await startTestServer({ extraTools: tools.tools })
-    const created = await fetch(`${baseUrl}/v1/runs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        wait: false,
-        tool_uses: [{ type: 'tool_use', id: 'a', name: 'Gate', input: { key: 'a' } }],
-      }),
-    })
-    const { run_id: runId } = (await created.json()) as { run_id: string }
+    const {
+      tools,
+      baseUrl,
+      run: { run_id: runId },
+    } = await startGateRun({ key: 'a' })
     tools.open('a')
     const eventsUrl = `/v1/runs/${runId}/events`
     const chunked = await fetch(`${baseUrl}${eventsUrl}`, { headers: { accept: 'text/event-stream' } })

@@ -46,6 +46,17 @@ async function prime(ctx: ReturnType<typeof context>) {
 
 const output = (result: Awaited<ReturnType<typeof bash>>) => (result as { data: { output: string } }).data.output
 
+/** `command` run cold (the pool off), then the pool on and session-1's two sandboxes ready. */
+async function coldThenWarmed(workspace: TestWorkspace, command: string) {
+  warmSandboxes.configure({ ...ON, perSession: 0 })
+  const cold = await bash(context(workspace), command)
+  warmSandboxes.configure(ON)
+  const ctx = context(workspace)
+  await prime(ctx)
+  await warmed({ tenant: 'tenant-a', sessionId: 'session-1' }, 2)
+  return { cold, ctx }
+}
+
 /** Ready sandboxes of `owner`, none still being set up anywhere. */
 async function warmed(owner: WarmOwner, count: number): Promise<number[]> {
   return vi.waitFor(() => {
@@ -119,12 +130,7 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
     // Several lines, a backslash, trailing blanks and newlines: the command arrives byte for byte.
     const command =
       "pwd; env | sort; cat; echo err >&2\n  printf '[%s]\\n' 'a\\b  '  \n\nls -l /proc/self/fd | tail -n +2 | wc -l; exit 3\n\n"
-    warmSandboxes.configure({ ...ON, perSession: 0 })
-    const cold = await bash(context(workspace), command)
-    warmSandboxes.configure(ON)
-    const ctx = context(workspace)
-    await prime(ctx)
-    await warmed({ tenant: 'tenant-a', sessionId: 'session-1' }, 2)
+    const { cold, ctx } = await coldThenWarmed(workspace, command)
     const hits = warmSandboxes.state().hits
     const warm = await bash(ctx, command)
     expect(warmSandboxes.state().hits).toBe(hits + 1)
@@ -226,12 +232,7 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
   it('starts and ends a warm command without the spawner: stopped, it holds up neither (docs/adr/0471, 0473)', async () => {
     const workspace = await useTestWorkspace()
     const command = 'echo out; echo err >&2; exit 7'
-    warmSandboxes.configure({ ...ON, perSession: 0 })
-    const cold = await bash(context(workspace), command)
-    warmSandboxes.configure(ON)
-    const ctx = context(workspace)
-    await prime(ctx)
-    await warmed({ tenant: 'tenant-a', sessionId: 'session-1' }, 2)
+    const { cold, ctx } = await coldThenWarmed(workspace, command)
     const spawner = await commandLauncher.start()
     if (spawner.mode !== 'spawner') throw new Error(`no spawner here: ${spawner.reason}`)
     const hits = warmSandboxes.state().hits
