@@ -1,14 +1,20 @@
 // Pins that the sandbox's prepared /etc is made while the service starts, not on the event loop
 // of its first sandboxed call (docs/adr/0387-the-sandbox-etc-is-prepared-at-start.md). This file
-// runs in a process of its own (vitest's forks pool), so no earlier test made the copy.
-import { readdirSync } from 'node:fs'
+// runs in a process of its own (vitest's forks pool), so no earlier test made the copy; its
+// TMPDIR is its own too, so a copy left in /tmp by a killed process of the same pid is not seen.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { describe, expect, it } from 'vitest'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
 import { detectSandbox } from '../../src/tools/bash/sandbox.js'
 import { startTestServer } from '../helpers/start-test-server.js'
 
+const privateTmp = mkdtempSync(path.join(tmpdir(), 'etc-at-start-'))
+process.env.TMPDIR = privateTmp
+afterAll(() => rmSync(privateTmp, { recursive: true, force: true }))
+
 const detected = detectSandbox('auto')
-const copies = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`toolexec-etc-${process.pid}-`))
+const copies = () => readdirSync(privateTmp).filter((name) => name.startsWith(`toolexec-etc-${process.pid}-`))
 
 describe.skipIf(detected.sandbox !== 'bwrap')(`the sandbox's /etc (${detected.reason})`, () => {
   it('is copied before the service answers its first request', async () => {
