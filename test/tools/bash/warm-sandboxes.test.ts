@@ -57,6 +57,16 @@ async function coldThenWarmed(workspace: TestWorkspace, command: string) {
   return { cold, ctx }
 }
 
+/** The pool on, and session-1 of tenant-a primed with its two sandboxes ready. */
+async function sessionWithTwoWarm() {
+  warmSandboxes.configure(ON)
+  const workspace = await useTestWorkspace()
+  const owner = { tenant: 'tenant-a', sessionId: 'session-1' }
+  const ctx = context(workspace, owner)
+  await prime(ctx)
+  return { workspace, owner, ctx, pids: await warmed(owner, 2) }
+}
+
 /** Ready sandboxes of `owner`, none still being set up anywhere. */
 async function warmed(owner: WarmOwner, count: number): Promise<number[]> {
   return vi.waitFor(() => {
@@ -262,12 +272,7 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
   })
 
   it('refills only once the command that took a sandbox has ended (docs/adr/0470)', async () => {
-    warmSandboxes.configure(ON)
-    const workspace = await useTestWorkspace()
-    const owner = { tenant: 'tenant-a', sessionId: 'session-1' }
-    const ctx = context(workspace, owner)
-    await prime(ctx)
-    await warmed(owner, 2)
+    const { workspace, owner, ctx } = await sessionWithTwoWarm()
     const hits = warmSandboxes.state().hits
     const running = bash(ctx, 'while [ ! -e go ]; do sleep 0.02; done; echo went')
     await vi.waitFor(() => expect(warmSandboxes.state().hits).toBe(hits + 1), REAL_PROCESS_WAIT)
@@ -279,12 +284,10 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
   })
 
   it('ends a warm sandbox’s command on timeout with its whole group, as a cold start does', async () => {
-    warmSandboxes.configure(ON)
-    const workspace = await useTestWorkspace()
-    const owner = { tenant: 'tenant-a', sessionId: 'session-1' }
-    const ctx = context(workspace, owner)
-    await prime(ctx)
-    const [taken] = await warmed(owner, 2)
+    const {
+      ctx,
+      pids: [taken],
+    } = await sessionWithTwoWarm()
     const hits = warmSandboxes.state().hits
     const result = await bash(ctx, 'echo started; sleep 60 & sleep 61; wait', 300)
     expect(warmSandboxes.state().hits).toBe(hits + 1)
