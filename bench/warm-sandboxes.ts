@@ -8,13 +8,19 @@
  *   bare spawns/s at 16 in flight, in alternating phases so the host's load weighs on both
  *   (goal ≥ 0.8×).
  *
- *   npx tsx bench/warm-sandboxes.ts [--seconds 5]
+ * Beside them, where the CPU of a run goes at 16 in flight (docs/adr/0482): the service's, the
+ * spawner's and the sandboxes' own, per run, from /proc, against the bare spawn's; on 2 cores
+ * throughput is about cores / CPU per run, so these rows say what ratio the design can reach.
+ *
+ *   npx tsx bench/warm-sandboxes.ts [--seconds 5] [--cpu-prof DIR]
  */
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { childPids, type ProcessCpu, processCpu } from './lib/process-cpu.js'
 import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
 import { jsonClient, summarise, timeSerially } from './lib/serial-latency.js'
 import { type ServerProcess, startService } from './lib/server-process.js'
@@ -57,7 +63,7 @@ async function bashClient(service: ServerProcess) {
 }
 
 /** Completions per second of `loops` run side by side, each back to back, for `seconds`. */
-async function perSecond(loops: (() => Promise<void>)[], seconds: number): Promise<number> {
+async function perSecond(loops: (() => Promise<void>)[], seconds: number): Promise<{ rate: number; done: number }> {
   let done = 0
   const until = performance.now() + seconds * 1000
   const started = performance.now()
@@ -69,7 +75,7 @@ async function perSecond(loops: (() => Promise<void>)[], seconds: number): Promi
       }
     }),
   )
-  return done / ((performance.now() - started) / 1000)
+  return { rate: done / ((performance.now() - started) / 1000), done }
 }
 
 async function warmState(service: ServerProcess): Promise<Record<string, number>> {
@@ -87,9 +93,113 @@ async function settled(service: ServerProcess): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
-export async function warmSandboxes(seconds: number): Promise<Figure[]> {
+/** The spawner: the service's child running spawner-main (started with the first command). */
+function spawnerPid(service: ServerProcess): number | undefined {
+  const pid = service.child.pid
+  if (pid === undefined) return undefined
+  return childPids(pid).find((child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('spawner-main')
+    } catch {
+      return false
+    }
+  })
+}
+
+type CpuTotals = { service: number; spawner: number; sandboxes: number; client: number }
+
+/** CPU in ms spent by each side over the phases `measure` runs, from /proc. */
+function cpuMeter(service: ServerProcess) {
+  const totals: CpuTotals = { service: 0, spawner: 0, sandboxes: 0, client: 0 }
+  const bareTotals = { client: 0, sandboxes: 0 }
+  const zero: ProcessCpu = { ownMs: 0, childrenMs: 0 }
+  const read = (pid: number | undefined) => (pid === undefined ? zero : processCpu(pid))
+  return {
+    totals,
+    bareTotals,
+    /** Runs `phase` and adds what the service, its spawner, the sandboxes and this process spent. */
+    async service<T>(phase: () => Promise<T>): Promise<T> {
+      const spawner = spawnerPid(service)
+      const before = [read(service.child.pid), read(spawner), processCpu('self')] as const
+      const result = await phase()
+      const after = [read(service.child.pid), read(spawner), processCpu('self')] as const
+      totals.service += after[0].ownMs - before[0].ownMs
+      totals.spawner += after[1].ownMs - before[1].ownMs
+      totals.sandboxes += after[1].childrenMs - before[1].childrenMs
+      totals.client += after[2].ownMs - before[2].ownMs
+      return result
+    },
+    /** Runs `phase` of bare spawns and adds this process's CPU (the spawning) and its children's. */
+    async bare<T>(phase: () => Promise<T>): Promise<T> {
+      const before = processCpu('self')
+      const result = await phase()
+      const after = processCpu('self')
+      bareTotals.client += after.ownMs - before.ownMs
+      bareTotals.sandboxes += after.childrenMs - before.childrenMs
+      return result
+    },
+  }
+}
+
+const perRun = (ms: number, count: number) => Math.round((ms / Math.max(count, 1)) * 100) / 100
+
+/**
+ * Where the CPU of a run goes at 16 in flight, against the bare spawn's (docs/adr/0482): no goal,
+ * the decomposition that bounds the throughput ratio. The CPU-bound ceiling is the bare spawn's
+ * CPU (the spawning process and the sandbox) over a run's (client, service, spawner, sandbox).
+ */
+function cpuFigures(
+  totals: CpuTotals,
+  runs: number,
+  bare: { client: number; sandboxes: number },
+  spawns: number,
+): Figure[] {
+  const sandbox = perRun(bare.sandboxes, spawns)
+  const bareTotal = perRun(bare.client + bare.sandboxes, spawns)
+  const runTotal = perRun(totals.client + totals.service + totals.spawner + totals.sandboxes, runs)
+  const name = `Bash \`true\`, bubblewrap, ${CLIENTS} clients in flight: CPU per run`
+  const details = {
+    runs,
+    spawns,
+    serviceMs: perRun(totals.service, runs),
+    spawnerMs: perRun(totals.spawner, runs),
+    sandboxMs: perRun(totals.sandboxes, runs),
+    clientMs: perRun(totals.client, runs),
+    bareSpawningMs: perRun(bare.client, spawns),
+    bareSandboxMs: sandbox,
+  }
+  return [
+    ratioFigure({
+      name: `${name}, the service and its spawner`,
+      unit: 'ms',
+      value: perRun(totals.service + totals.spawner, runs),
+      baselineName: 'the sandbox’s own CPU per bare spawn',
+      baseline: sandbox,
+      details,
+    }),
+    ratioFigure({
+      name: `${name}, the sandbox (bwrap, sh, bash)`,
+      unit: 'ms',
+      value: perRun(totals.sandboxes, runs),
+      baselineName: 'the same per bare spawn',
+      baseline: sandbox,
+      details,
+    }),
+    ratioFigure({
+      name: `${name}, every process (client, service, spawner, sandbox): the CPU-bound ceiling of runs/s`,
+      unit: 'ms',
+      value: runTotal,
+      baselineName: 'the bare spawn’s (spawning process and sandbox); ceiling ratio = baseline / measured',
+      baseline: bareTotal,
+      details,
+    }),
+  ]
+}
+
+export async function warmSandboxes(seconds: number, cpuProfileDirectory?: string): Promise<Figure[]> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-warm-'))
-  const service = await startService(scratch, { TOOLEXEC_SANDBOX: 'bwrap' }).catch((error: Error) => error)
+  const nodeOptions = cpuProfileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfileDirectory)}`] : []
+  const service = await startService(scratch, { TOOLEXEC_SANDBOX: 'bwrap' }, nodeOptions).catch((error: Error) => error)
   if (service instanceof Error) {
     console.log(`warm sandbox figures skipped: ${service.message}`)
     return []
@@ -139,19 +249,25 @@ export async function warmSandboxes(seconds: number): Promise<Figure[]> {
     const bare: number[] = []
     const runs: number[] = []
     const start = await warmState(service)
+    const meter = cpuMeter(service)
+    let [bareCount, runCount] = [0, 0]
     for (let round = 0; round < ROUNDS; round += 1) {
-      bare.push(
-        await perSecond(
+      const spawned = await meter.bare(() =>
+        perSecond(
           Array.from({ length: CLIENTS }, () => bareSandbox),
           phase,
         ),
       )
-      runs.push(
-        await perSecond(
+      bare.push(spawned.rate)
+      bareCount += spawned.done
+      const ran = await meter.service(() =>
+        perSecond(
           clients.map((client) => client.run),
           phase,
         ),
       )
+      runs.push(ran.rate)
+      runCount += ran.done
     }
     const end = await warmState(service)
     for (const client of clients) client.close()
@@ -173,6 +289,7 @@ export async function warmSandboxes(seconds: number): Promise<Figure[]> {
           misses: (end.misses ?? 0) - (start.misses ?? 0),
         },
       }),
+      ...cpuFigures(meter.totals, runCount, meter.bareTotals, bareCount),
     )
   } finally {
     await service.stop()
@@ -182,6 +299,8 @@ export async function warmSandboxes(seconds: number): Promise<Figure[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } })
-  emitFigures(await warmSandboxes(Number(values.seconds)))
+  const { values } = parseArgs({
+    options: { seconds: { type: 'string', default: '5' }, 'cpu-prof': { type: 'string' } },
+  })
+  emitFigures(await warmSandboxes(Number(values.seconds), values['cpu-prof']))
 }
