@@ -15,15 +15,15 @@
  *   npx tsx bench/warm-sandboxes.ts [--seconds 5] [--cpu-prof DIR]
  */
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { childPids, type ProcessCpu, processCpu } from './lib/process-cpu.js'
+import { WARM_SCRIPT } from '../src/tools/bash/warm-sandboxes.js'
 import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
 import { jsonClient, summarise, timeSerially } from './lib/serial-latency.js'
 import { type ServerProcess, startService } from './lib/server-process.js'
+import { cpuFigures, cpuMeter } from './lib/warm-cpu.js'
 
 const BWRAP_FLOOR = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent']
 const CLIENTS = 16
@@ -40,23 +40,46 @@ function bareSandbox(): Promise<void> {
   })
 }
 
-/** A session allowed to run Bash, and a client running `true` in it (each answer checked). */
-async function bashClient(service: ServerProcess) {
+const BASH_TRUE = { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'true' } }
+/** The no-op call of the HTTP benches (bench/lib/noop-batch.ts): a run's cost without the Bash path. */
+const NOOP = { type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:Noop' } }
+
+/**
+ * The warm sandbox alone (docs/adr/0483): bare bubblewrap with the floor's arguments started and
+ * set up untimed, then timed from its command written to its exit and its pipes closed. What a
+ * warm call's sandbox costs on the call's path; the service's part is the rest.
+ */
+async function bareWarmSandbox(): Promise<() => Promise<void>> {
+  const child = spawn('bwrap', [...BWRAP_FLOOR, 'sh', '-c', WARM_SCRIPT, 'sh'], {
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+  })
+  child.stdout.resume()
+  child.stderr.resume()
+  const closed = new Promise<void>((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`bwrap exited with ${code}`))))
+  })
+  await new Promise((resolve) => child.stdio[3]?.once('data', resolve))
+  return () => {
+    child.stdin.end('true')
+    return closed
+  }
+}
+
+/** A session allowed to run Bash, and a client running `toolUse` in it (each answer checked). */
+async function sessionClient(service: ServerProcess, toolUse: Record<string, unknown> = BASH_TRUE) {
   const sessions = jsonClient(`${service.url}/v1/sessions`)
   const { session_id } = JSON.parse(
     await sessions.post(JSON.stringify({ cwd: 'bench', permissions: { allow: ['Bash'] } })),
   ) as { session_id: string }
   sessions.close()
   const client = jsonClient(`${service.url}/v1/runs`)
-  const body = JSON.stringify({
-    session_id,
-    tool_uses: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'true' } }],
-  })
+  const body = JSON.stringify({ session_id, tool_uses: [toolUse] })
   return {
     async run() {
       const answer = JSON.parse(await client.post(body)) as { results: { is_error?: boolean; content: unknown }[] }
       const result = answer.results[0]
-      if (!result || result.is_error) throw new Error(`Bash failed: ${JSON.stringify(result?.content)}`)
+      if (!result || result.is_error) throw new Error(`${toolUse.name} failed: ${JSON.stringify(result?.content)}`)
     },
     close: client.close,
   }
@@ -93,109 +116,6 @@ async function settled(service: ServerProcess): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
-/** The spawner: the service's child running spawner-main (started with the first command). */
-function spawnerPid(service: ServerProcess): number | undefined {
-  const pid = service.child.pid
-  if (pid === undefined) return undefined
-  return childPids(pid).find((child) => {
-    try {
-      return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('spawner-main')
-    } catch {
-      return false
-    }
-  })
-}
-
-type CpuTotals = { service: number; spawner: number; sandboxes: number; client: number }
-
-/** CPU in ms spent by each side over the phases `measure` runs, from /proc. */
-function cpuMeter(service: ServerProcess) {
-  const totals: CpuTotals = { service: 0, spawner: 0, sandboxes: 0, client: 0 }
-  const bareTotals = { client: 0, sandboxes: 0 }
-  const zero: ProcessCpu = { ownMs: 0, childrenMs: 0 }
-  const read = (pid: number | undefined) => (pid === undefined ? zero : processCpu(pid))
-  return {
-    totals,
-    bareTotals,
-    /** Runs `phase` and adds what the service, its spawner, the sandboxes and this process spent. */
-    async service<T>(phase: () => Promise<T>): Promise<T> {
-      const spawner = spawnerPid(service)
-      const before = [read(service.child.pid), read(spawner), processCpu('self')] as const
-      const result = await phase()
-      const after = [read(service.child.pid), read(spawner), processCpu('self')] as const
-      totals.service += after[0].ownMs - before[0].ownMs
-      totals.spawner += after[1].ownMs - before[1].ownMs
-      totals.sandboxes += after[1].childrenMs - before[1].childrenMs
-      totals.client += after[2].ownMs - before[2].ownMs
-      return result
-    },
-    /** Runs `phase` of bare spawns and adds this process's CPU (the spawning) and its children's. */
-    async bare<T>(phase: () => Promise<T>): Promise<T> {
-      const before = processCpu('self')
-      const result = await phase()
-      const after = processCpu('self')
-      bareTotals.client += after.ownMs - before.ownMs
-      bareTotals.sandboxes += after.childrenMs - before.childrenMs
-      return result
-    },
-  }
-}
-
-const perRun = (ms: number, count: number) => Math.round((ms / Math.max(count, 1)) * 100) / 100
-
-/**
- * Where the CPU of a run goes at 16 in flight, against the bare spawn's (docs/adr/0482): no goal,
- * the decomposition that bounds the throughput ratio. The CPU-bound ceiling is the bare spawn's
- * CPU (the spawning process and the sandbox) over a run's (client, service, spawner, sandbox).
- */
-function cpuFigures(
-  totals: CpuTotals,
-  runs: number,
-  bare: { client: number; sandboxes: number },
-  spawns: number,
-): Figure[] {
-  const sandbox = perRun(bare.sandboxes, spawns)
-  const bareTotal = perRun(bare.client + bare.sandboxes, spawns)
-  const runTotal = perRun(totals.client + totals.service + totals.spawner + totals.sandboxes, runs)
-  const name = `Bash \`true\`, bubblewrap, ${CLIENTS} clients in flight: CPU per run`
-  const details = {
-    runs,
-    spawns,
-    serviceMs: perRun(totals.service, runs),
-    spawnerMs: perRun(totals.spawner, runs),
-    sandboxMs: perRun(totals.sandboxes, runs),
-    clientMs: perRun(totals.client, runs),
-    bareSpawningMs: perRun(bare.client, spawns),
-    bareSandboxMs: sandbox,
-  }
-  return [
-    ratioFigure({
-      name: `${name}, the service and its spawner`,
-      unit: 'ms',
-      value: perRun(totals.service + totals.spawner, runs),
-      baselineName: 'the sandbox’s own CPU per bare spawn',
-      baseline: sandbox,
-      details,
-    }),
-    ratioFigure({
-      name: `${name}, the sandbox (bwrap, sh, bash)`,
-      unit: 'ms',
-      value: perRun(totals.sandboxes, runs),
-      baselineName: 'the same per bare spawn',
-      baseline: sandbox,
-      details,
-    }),
-    ratioFigure({
-      name: `${name}, every process (client, service, spawner, sandbox): the CPU-bound ceiling of runs/s`,
-      unit: 'ms',
-      value: runTotal,
-      baselineName: 'the bare spawn’s (spawning process and sandbox); ceiling ratio = baseline / measured',
-      baseline: bareTotal,
-      details,
-    }),
-  ]
-}
-
 export async function warmSandboxes(seconds: number, cpuProfileDirectory?: string): Promise<Figure[]> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-warm-'))
   const nodeOptions = cpuProfileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfileDirectory)}`] : []
@@ -206,29 +126,41 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
   }
   const figures: Figure[] = []
   try {
-    // Latency: the first call of the session fills its pool; then call by call with the floor.
-    const one = await bashClient(service)
-    for (const run of [bareSandbox, one.run]) await timeSerially(run, 0.5)
+    // Latency: the first call of the session fills its pool; then call by call with the floor,
+    // the warm sandbox alone and a no-op run (the run's own cost, docs/adr/0483).
+    const one = await sessionClient(service)
+    const noop = await sessionClient(service, NOOP)
+    for (const run of [bareSandbox, one.run, noop.run]) await timeSerially(run, 0.5)
     const before = await warmState(service)
-    const floor: number[] = []
-    const warm: number[] = []
+    const [floor, warm, alone, noops]: [number[], number[], number[], number[]] = [[], [], [], []]
     const until = performance.now() + seconds * 1000
     while (performance.now() < until) {
       await settled(service)
       floor.push(...(await timeSerially(bareSandbox, 0)))
       await settled(service)
       warm.push(...(await timeSerially(one.run, 0)))
+      const prepared = await bareWarmSandbox()
+      await settled(service)
+      alone.push(...(await timeSerially(prepared, 0)))
+      noops.push(...(await timeSerially(noop.run, 0)))
     }
     const after = await warmState(service)
     one.close()
-    const [service50, floor50] = [summarise(warm), summarise(floor)]
+    noop.close()
+    const [service50, floor50, alone50, noop50] = [
+      summarise(warm),
+      summarise(floor),
+      summarise(alone),
+      summarise(noops),
+    ]
+    const floorName =
+      'bare cold `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent bash -c true`, p50'
     figures.push(
       ratioFigure({
         name: 'Bash `true`, bubblewrap, warm sandboxes: p50, one client in flight',
         unit: 'ms',
         value: service50.p50,
-        baselineName:
-          'bare cold `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent bash -c true`, p50',
+        baselineName: floorName,
         baseline: floor50.p50,
         goal: { atMost: 0.5 },
         details: {
@@ -240,35 +172,56 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
           misses: (after.misses ?? 0) - (before.misses ?? 0),
         },
       }),
+      ratioFigure({
+        name: 'Bash `true` in a warm sandbox alone (bare bubblewrap set up ahead, from its command written to its pipes closed): p50',
+        unit: 'ms',
+        value: alone50.p50,
+        baselineName: floorName,
+        baseline: floor50.p50,
+        details: { p99Ms: alone50.p99, runs: alone50.requests },
+      }),
+      ratioFigure({
+        name: 'A warm call at the cost of its parts: a no-op run’s p50 plus the warm sandbox alone’s',
+        unit: 'ms',
+        value: noop50.p50 + alone50.p50,
+        baselineName: floorName,
+        baseline: floor50.p50,
+        details: { noopP50Ms: noop50.p50, aloneP50Ms: alone50.p50, noopRuns: noop50.requests },
+      }),
     )
 
     // Throughput: 16 in flight, bare and through the service in turn, ROUNDS times each.
-    const clients = await Promise.all(Array.from({ length: CLIENTS }, () => bashClient(service)))
+    const clients = await Promise.all(Array.from({ length: CLIENTS }, () => sessionClient(service)))
     await Promise.all(clients.map((client) => timeSerially(client.run, 0.3)))
     const phase = Math.max(1, seconds / ROUNDS)
     const bare: number[] = []
     const runs: number[] = []
     const start = await warmState(service)
     const meter = cpuMeter(service)
-    let [bareCount, runCount] = [0, 0]
+    // The no-op runs in sessions of their own: the part of a run that is not the Bash path.
+    const noopClients = await Promise.all(Array.from({ length: CLIENTS }, () => sessionClient(service, NOOP)))
+    await Promise.all(noopClients.map((client) => timeSerially(client.run, 0.3)))
+    const loops = (run: () => Promise<void>) => Array.from({ length: CLIENTS }, () => run)
     for (let round = 0; round < ROUNDS; round += 1) {
-      const spawned = await meter.bare(() =>
+      bare.push((await meter.measure('bare', () => perSecond(loops(bareSandbox), phase))).rate)
+      runs.push(
+        (
+          await meter.measure('bash', () =>
+            perSecond(
+              clients.map((client) => client.run),
+              phase,
+            ),
+          )
+        ).rate,
+      )
+      await meter.measure('noop', () =>
         perSecond(
-          Array.from({ length: CLIENTS }, () => bareSandbox),
-          phase,
+          noopClients.map((client) => client.run),
+          phase / 2,
         ),
       )
-      bare.push(spawned.rate)
-      bareCount += spawned.done
-      const ran = await meter.service(() =>
-        perSecond(
-          clients.map((client) => client.run),
-          phase,
-        ),
-      )
-      runs.push(ran.rate)
-      runCount += ran.done
     }
+    for (const client of noopClients) client.close()
     const end = await warmState(service)
     for (const client of clients) client.close()
     const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
@@ -289,7 +242,7 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
           misses: (end.misses ?? 0) - (start.misses ?? 0),
         },
       }),
-      ...cpuFigures(meter.totals, runCount, meter.bareTotals, bareCount),
+      ...cpuFigures(meter.sides, CLIENTS),
     )
   } finally {
     await service.stop()
