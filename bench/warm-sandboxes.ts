@@ -15,15 +15,18 @@
  *   npx tsx bench/warm-sandboxes.ts [--seconds 5] [--cpu-prof DIR]
  */
 import { spawn } from 'node:child_process'
+import { readFileSync, readlinkSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import type { Readable } from 'node:stream'
 import { parseArgs } from 'node:util'
 import { WARM_SCRIPT } from '../src/tools/bash/warm-sandboxes.js'
+import { childPids } from './lib/process-cpu.js'
 import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
-import { jsonClient, summarise, timeSerially } from './lib/serial-latency.js'
+import { jsonClient, type LatencySummary, summarise, timeSerially } from './lib/serial-latency.js'
 import { type ServerProcess, startService } from './lib/server-process.js'
-import { cpuFigures, cpuMeter } from './lib/warm-cpu.js'
+import { cpuFigures, cpuMeter, spawnerPid } from './lib/warm-cpu.js'
 
 const BWRAP_FLOOR = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent']
 const CLIENTS = 16
@@ -44,17 +47,50 @@ const BASH_TRUE = { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { comm
 /** The no-op call of the HTTP benches (bench/lib/noop-batch.ts): a run's cost without the Bash path. */
 const NOOP = { type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:Noop' } }
 
+/** How a warm sandbox is started: argv, environment, cwd, and whether in a session of its own. */
+type WarmLaunch = { argv: string[]; env?: Record<string, string>; cwd?: string; ownSession: boolean }
+
+const FLOOR_WARM: WarmLaunch = { argv: ['bwrap', ...BWRAP_FLOOR, 'sh', '-c', WARM_SCRIPT, 'sh'], ownSession: false }
+
 /**
- * The warm sandbox alone (docs/adr/0483): bare bubblewrap with the floor's arguments started and
- * set up untimed, then timed from its command written to its exit and its pipes closed. What a
- * warm call's sandbox costs on the call's path; the service's part is the rest.
+ * The service's own warm sandbox as its spawner started it (argv, environment and cwd read from
+ * /proc of one waiting in the pool), in a session of its own as there; undefined when none waits.
  */
-async function bareWarmSandbox(): Promise<() => Promise<void>> {
-  const child = spawn('bwrap', [...BWRAP_FLOOR, 'sh', '-c', WARM_SCRIPT, 'sh'], {
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+function serviceWarmLaunch(service: ServerProcess): WarmLaunch | undefined {
+  const spawner = spawnerPid(service)
+  const pid =
+    spawner === undefined ? undefined : childPids(spawner).find((child) => readProc(child, 'comm') === 'bwrap\n')
+  if (pid === undefined) return undefined
+  const fields = (text: string) => text.split('\0').slice(0, -1)
+  const env = Object.fromEntries(
+    fields(readProc(pid, 'environ')).map((line) => [
+      line.slice(0, line.indexOf('=')),
+      line.slice(line.indexOf('=') + 1),
+    ]),
+  )
+  return { argv: fields(readProc(pid, 'cmdline')), env, cwd: readlinkSync(`/proc/${pid}/cwd`), ownSession: true }
+}
+
+const readProc = (pid: number, file: string) => readFileSync(`/proc/${pid}/${file}`, 'utf8')
+
+/**
+ * A warm sandbox alone (docs/adr/0483-a-warm-calls-parts-are-timed-beside-it.md), bare from this
+ * process: started and set up untimed, then timed from its command written to its exit and its
+ * pipes closed. With the floor's arguments, or with the service's layout (its bubblewrap status
+ * fd included), in a session of its own as the service's are.
+ */
+async function bareWarmSandbox(launch: WarmLaunch): Promise<() => Promise<void>> {
+  const [file = 'bwrap', ...args] = launch.argv
+  const withStatus = args.includes('--json-status-fd')
+  const child = spawn(file, args, {
+    ...(launch.env ? { env: launch.env } : {}),
+    ...(launch.cwd ? { cwd: launch.cwd } : {}),
+    detached: launch.ownSession,
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...(withStatus ? ['pipe' as const] : [])],
   })
   child.stdout.resume()
   child.stderr.resume()
+  ;(child.stdio[4] as Readable | null | undefined)?.resume()
   const closed = new Promise<void>((resolve, reject) => {
     child.once('error', reject)
     child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`bwrap exited with ${code}`))))
@@ -132,29 +168,56 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
     const noop = await sessionClient(service, NOOP)
     for (const run of [bareSandbox, one.run, noop.run]) await timeSerially(run, 0.5)
     const before = await warmState(service)
-    const [floor, warm, alone, noops]: [number[], number[], number[], number[]] = [[], [], [], []]
+    await settled(service)
+    const layout = serviceWarmLaunch(service)
+    const [floor, warm, alone, own, noops]: [number[], number[], number[], number[], number[]] = [[], [], [], [], []]
+    const timeAlone = async (launch: WarmLaunch, into: number[]) => {
+      const prepared = await bareWarmSandbox(launch)
+      await settled(service)
+      into.push(...(await timeSerially(prepared, 0)))
+    }
     const until = performance.now() + seconds * 1000
     while (performance.now() < until) {
       await settled(service)
       floor.push(...(await timeSerially(bareSandbox, 0)))
       await settled(service)
       warm.push(...(await timeSerially(one.run, 0)))
-      const prepared = await bareWarmSandbox()
-      await settled(service)
-      alone.push(...(await timeSerially(prepared, 0)))
+      await timeAlone(FLOOR_WARM, alone)
+      if (layout) await timeAlone(layout, own)
       noops.push(...(await timeSerially(noop.run, 0)))
     }
     const after = await warmState(service)
     one.close()
     noop.close()
-    const [service50, floor50, alone50, noop50] = [
-      summarise(warm),
-      summarise(floor),
-      summarise(alone),
-      summarise(noops),
+    const [service50, floor50, alone50, noop50] = [warm, floor, alone, noops].map(summarise) as [
+      LatencySummary,
+      LatencySummary,
+      LatencySummary,
+      LatencySummary,
     ]
+    const own50 = own.length > 0 ? summarise(own) : undefined
     const floorName =
       'bare cold `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent bash -c true`, p50'
+    const ownFigures = own50
+      ? [
+          ratioFigure({
+            name: 'Bash `true` in a warm sandbox alone, the service’s own layout and session (bare, set up ahead, from its command written to its pipes closed): p50',
+            unit: 'ms',
+            value: own50.p50,
+            baselineName: floorName,
+            baseline: floor50.p50,
+            details: { p99Ms: own50.p99, runs: own50.requests, arguments: layout?.argv.length },
+          }),
+          ratioFigure({
+            name: 'A warm call at the cost of its parts: a no-op run’s p50 plus the service’s warm sandbox alone’s',
+            unit: 'ms',
+            value: noop50.p50 + own50.p50,
+            baselineName: floorName,
+            baseline: floor50.p50,
+            details: { noopP50Ms: noop50.p50, aloneP50Ms: own50.p50, noopRuns: noop50.requests },
+          }),
+        ]
+      : []
     figures.push(
       ratioFigure({
         name: 'Bash `true`, bubblewrap, warm sandboxes: p50, one client in flight',
@@ -173,21 +236,14 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
         },
       }),
       ratioFigure({
-        name: 'Bash `true` in a warm sandbox alone (bare bubblewrap set up ahead, from its command written to its pipes closed): p50',
+        name: 'Bash `true` in a warm sandbox alone, the floor’s arguments (bare, set up ahead, from its command written to its pipes closed): p50',
         unit: 'ms',
         value: alone50.p50,
         baselineName: floorName,
         baseline: floor50.p50,
         details: { p99Ms: alone50.p99, runs: alone50.requests },
       }),
-      ratioFigure({
-        name: 'A warm call at the cost of its parts: a no-op run’s p50 plus the warm sandbox alone’s',
-        unit: 'ms',
-        value: noop50.p50 + alone50.p50,
-        baselineName: floorName,
-        baseline: floor50.p50,
-        details: { noopP50Ms: noop50.p50, aloneP50Ms: alone50.p50, noopRuns: noop50.requests },
-      }),
+      ...ownFigures,
     )
 
     // Throughput: 16 in flight, bare and through the service in turn, ROUNDS times each.

@@ -11,7 +11,7 @@ import { type Figure, ratioFigure } from './report.js'
 import type { ServerProcess } from './server-process.js'
 
 /** The spawner: the service's child running spawner-main (started with the first command). */
-function spawnerPid(service: ServerProcess): number | undefined {
+export function spawnerPid(service: ServerProcess): number | undefined {
   const pid = service.child.pid
   if (pid === undefined) return undefined
   return childPids(pid).find((child) => {
