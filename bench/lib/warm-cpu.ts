@@ -23,7 +23,6 @@ export function spawnerPid(service: ServerProcess): number | undefined {
   })
 }
 
-export type CpuTotals = { service: number; spawner: number; sandboxes: number; client: number }
 
 /** CPU in ms spent by each side over the phases it measured, from /proc. */
 export function cpuMeter(service: ServerProcess) {
