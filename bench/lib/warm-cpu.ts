@@ -23,7 +23,6 @@ export function spawnerPid(service: ServerProcess): number | undefined {
   })
 }
 
-
 /** CPU in ms spent by each side over the phases it measured, from /proc. */
 export function cpuMeter(service: ServerProcess) {
   const zero: ProcessCpu = { ownMs: 0, childrenMs: 0 }
