@@ -8,16 +8,25 @@
  *   bare spawns/s at 16 in flight, in alternating phases so the host's load weighs on both
  *   (goal ≥ 0.8×).
  *
- *   npx tsx bench/warm-sandboxes.ts [--seconds 5]
+ * Beside them, where the CPU of a run goes at 16 in flight (docs/adr/0482): the service's, the
+ * spawner's and the sandboxes' own, per run, from /proc, against the bare spawn's; on 2 cores
+ * throughput is about cores / CPU per run, so these rows say what ratio the design can reach.
+ *
+ *   npx tsx bench/warm-sandboxes.ts [--seconds 5] [--cpu-prof DIR]
  */
 import { spawn } from 'node:child_process'
+import { readFileSync, readlinkSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import type { Readable } from 'node:stream'
 import { parseArgs } from 'node:util'
+import { WARM_SCRIPT } from '../src/tools/bash/warm-sandboxes.js'
+import { childPids } from './lib/process-cpu.js'
 import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
-import { jsonClient, summarise, timeSerially } from './lib/serial-latency.js'
+import { jsonClient, type LatencySummary, summarise, timeSerially } from './lib/serial-latency.js'
 import { type ServerProcess, startService } from './lib/server-process.js'
+import { cpuFigures, cpuMeter, spawnerPid } from './lib/warm-cpu.js'
 
 const BWRAP_FLOOR = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent']
 const CLIENTS = 16
@@ -34,30 +43,86 @@ function bareSandbox(): Promise<void> {
   })
 }
 
-/** A session allowed to run Bash, and a client running `true` in it (each answer checked). */
-async function bashClient(service: ServerProcess) {
+const BASH_TRUE = { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'true' } }
+/** The no-op call of the HTTP benches (bench/lib/noop-batch.ts): a run's cost without the Bash path. */
+const NOOP = { type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:Noop' } }
+
+/** How a warm sandbox is started: argv, environment, cwd, and whether in a session of its own. */
+type WarmLaunch = { argv: string[]; env?: Record<string, string>; cwd?: string; ownSession: boolean }
+
+const FLOOR_WARM: WarmLaunch = { argv: ['bwrap', ...BWRAP_FLOOR, 'sh', '-c', WARM_SCRIPT, 'sh'], ownSession: false }
+
+/**
+ * The service's own warm sandbox as its spawner started it (argv, environment and cwd read from
+ * /proc of one waiting in the pool), in a session of its own as there; undefined when none waits.
+ */
+function serviceWarmLaunch(service: ServerProcess): WarmLaunch | undefined {
+  const spawner = spawnerPid(service)
+  const pid =
+    spawner === undefined ? undefined : childPids(spawner).find((child) => readProc(child, 'comm') === 'bwrap\n')
+  if (pid === undefined) return undefined
+  const fields = (text: string) => text.split('\0').slice(0, -1)
+  const env = Object.fromEntries(
+    fields(readProc(pid, 'environ')).map((line) => [
+      line.slice(0, line.indexOf('=')),
+      line.slice(line.indexOf('=') + 1),
+    ]),
+  )
+  return { argv: fields(readProc(pid, 'cmdline')), env, cwd: readlinkSync(`/proc/${pid}/cwd`), ownSession: true }
+}
+
+const readProc = (pid: number, file: string) => readFileSync(`/proc/${pid}/${file}`, 'utf8')
+
+/**
+ * A warm sandbox alone (docs/adr/0483-a-warm-calls-parts-are-timed-beside-it.md), bare from this
+ * process: started and set up untimed, then timed from its command written to its exit and its
+ * pipes closed. With the floor's arguments, or with the service's layout (its bubblewrap status
+ * fd included), in a session of its own as the service's are.
+ */
+async function bareWarmSandbox(launch: WarmLaunch): Promise<() => Promise<void>> {
+  const [file = 'bwrap', ...args] = launch.argv
+  const withStatus = args.includes('--json-status-fd')
+  const child = spawn(file, args, {
+    ...(launch.env ? { env: launch.env } : {}),
+    ...(launch.cwd ? { cwd: launch.cwd } : {}),
+    detached: launch.ownSession,
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...(withStatus ? ['pipe' as const] : [])],
+  })
+  child.stdout.resume()
+  child.stderr.resume()
+  ;(child.stdio[4] as Readable | null | undefined)?.resume()
+  const closed = new Promise<void>((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`bwrap exited with ${code}`))))
+  })
+  await new Promise((resolve) => child.stdio[3]?.once('data', resolve))
+  return () => {
+    child.stdin.end('true')
+    return closed
+  }
+}
+
+/** A session allowed to run Bash, and a client running `toolUse` in it (each answer checked). */
+async function sessionClient(service: ServerProcess, toolUse: Record<string, unknown> = BASH_TRUE) {
   const sessions = jsonClient(`${service.url}/v1/sessions`)
   const { session_id } = JSON.parse(
     await sessions.post(JSON.stringify({ cwd: 'bench', permissions: { allow: ['Bash'] } })),
   ) as { session_id: string }
   sessions.close()
   const client = jsonClient(`${service.url}/v1/runs`)
-  const body = JSON.stringify({
-    session_id,
-    tool_uses: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'true' } }],
-  })
+  const body = JSON.stringify({ session_id, tool_uses: [toolUse] })
   return {
     async run() {
       const answer = JSON.parse(await client.post(body)) as { results: { is_error?: boolean; content: unknown }[] }
       const result = answer.results[0]
-      if (!result || result.is_error) throw new Error(`Bash failed: ${JSON.stringify(result?.content)}`)
+      if (!result || result.is_error) throw new Error(`${toolUse.name} failed: ${JSON.stringify(result?.content)}`)
     },
     close: client.close,
   }
 }
 
 /** Completions per second of `loops` run side by side, each back to back, for `seconds`. */
-async function perSecond(loops: (() => Promise<void>)[], seconds: number): Promise<number> {
+async function perSecond(loops: (() => Promise<void>)[], seconds: number): Promise<{ rate: number; done: number }> {
   let done = 0
   const until = performance.now() + seconds * 1000
   const started = performance.now()
@@ -69,7 +134,7 @@ async function perSecond(loops: (() => Promise<void>)[], seconds: number): Promi
       }
     }),
   )
-  return done / ((performance.now() - started) / 1000)
+  return { rate: done / ((performance.now() - started) / 1000), done }
 }
 
 async function warmState(service: ServerProcess): Promise<Record<string, number>> {
@@ -87,38 +152,78 @@ async function settled(service: ServerProcess): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
-export async function warmSandboxes(seconds: number): Promise<Figure[]> {
+export async function warmSandboxes(seconds: number, cpuProfileDirectory?: string): Promise<Figure[]> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-warm-'))
-  const service = await startService(scratch, { TOOLEXEC_SANDBOX: 'bwrap' }).catch((error: Error) => error)
+  const nodeOptions = cpuProfileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfileDirectory)}`] : []
+  const service = await startService(scratch, { TOOLEXEC_SANDBOX: 'bwrap' }, nodeOptions).catch((error: Error) => error)
   if (service instanceof Error) {
     console.log(`warm sandbox figures skipped: ${service.message}`)
     return []
   }
   const figures: Figure[] = []
   try {
-    // Latency: the first call of the session fills its pool; then call by call with the floor.
-    const one = await bashClient(service)
-    for (const run of [bareSandbox, one.run]) await timeSerially(run, 0.5)
+    // Latency: the first call of the session fills its pool; then call by call with the floor,
+    // the warm sandbox alone and a no-op run (the run's own cost, docs/adr/0483).
+    const one = await sessionClient(service)
+    const noop = await sessionClient(service, NOOP)
+    for (const run of [bareSandbox, one.run, noop.run]) await timeSerially(run, 0.5)
     const before = await warmState(service)
-    const floor: number[] = []
-    const warm: number[] = []
+    await settled(service)
+    const layout = serviceWarmLaunch(service)
+    const [floor, warm, alone, own, noops]: [number[], number[], number[], number[], number[]] = [[], [], [], [], []]
+    const timeAlone = async (launch: WarmLaunch, into: number[]) => {
+      const prepared = await bareWarmSandbox(launch)
+      await settled(service)
+      into.push(...(await timeSerially(prepared, 0)))
+    }
     const until = performance.now() + seconds * 1000
     while (performance.now() < until) {
       await settled(service)
       floor.push(...(await timeSerially(bareSandbox, 0)))
       await settled(service)
       warm.push(...(await timeSerially(one.run, 0)))
+      await timeAlone(FLOOR_WARM, alone)
+      if (layout) await timeAlone(layout, own)
+      noops.push(...(await timeSerially(noop.run, 0)))
     }
     const after = await warmState(service)
     one.close()
-    const [service50, floor50] = [summarise(warm), summarise(floor)]
+    noop.close()
+    const [service50, floor50, alone50, noop50] = [warm, floor, alone, noops].map(summarise) as [
+      LatencySummary,
+      LatencySummary,
+      LatencySummary,
+      LatencySummary,
+    ]
+    const own50 = own.length > 0 ? summarise(own) : undefined
+    const floorName =
+      'bare cold `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent bash -c true`, p50'
+    const ownFigures = own50
+      ? [
+          ratioFigure({
+            name: 'Bash `true` in a warm sandbox alone, the service’s own layout and session (bare, set up ahead, from its command written to its pipes closed): p50',
+            unit: 'ms',
+            value: own50.p50,
+            baselineName: floorName,
+            baseline: floor50.p50,
+            details: { p99Ms: own50.p99, runs: own50.requests, arguments: layout?.argv.length },
+          }),
+          ratioFigure({
+            name: 'A warm call at the cost of its parts: a no-op run’s p50 plus the service’s warm sandbox alone’s',
+            unit: 'ms',
+            value: noop50.p50 + own50.p50,
+            baselineName: floorName,
+            baseline: floor50.p50,
+            details: { noopP50Ms: noop50.p50, aloneP50Ms: own50.p50, noopRuns: noop50.requests },
+          }),
+        ]
+      : []
     figures.push(
       ratioFigure({
         name: 'Bash `true`, bubblewrap, warm sandboxes: p50, one client in flight',
         unit: 'ms',
         value: service50.p50,
-        baselineName:
-          'bare cold `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent bash -c true`, p50',
+        baselineName: floorName,
         baseline: floor50.p50,
         goal: { atMost: 0.5 },
         details: {
@@ -130,29 +235,49 @@ export async function warmSandboxes(seconds: number): Promise<Figure[]> {
           misses: (after.misses ?? 0) - (before.misses ?? 0),
         },
       }),
+      ratioFigure({
+        name: 'Bash `true` in a warm sandbox alone, the floor’s arguments (bare, set up ahead, from its command written to its pipes closed): p50',
+        unit: 'ms',
+        value: alone50.p50,
+        baselineName: floorName,
+        baseline: floor50.p50,
+        details: { p99Ms: alone50.p99, runs: alone50.requests },
+      }),
+      ...ownFigures,
     )
 
     // Throughput: 16 in flight, bare and through the service in turn, ROUNDS times each.
-    const clients = await Promise.all(Array.from({ length: CLIENTS }, () => bashClient(service)))
+    const clients = await Promise.all(Array.from({ length: CLIENTS }, () => sessionClient(service)))
     await Promise.all(clients.map((client) => timeSerially(client.run, 0.3)))
     const phase = Math.max(1, seconds / ROUNDS)
     const bare: number[] = []
     const runs: number[] = []
     const start = await warmState(service)
+    const meter = cpuMeter(service)
+    // The no-op runs in sessions of their own: the part of a run that is not the Bash path.
+    const noopClients = await Promise.all(Array.from({ length: CLIENTS }, () => sessionClient(service, NOOP)))
+    await Promise.all(noopClients.map((client) => timeSerially(client.run, 0.3)))
+    const loops = (run: () => Promise<void>) => Array.from({ length: CLIENTS }, () => run)
     for (let round = 0; round < ROUNDS; round += 1) {
-      bare.push(
-        await perSecond(
-          Array.from({ length: CLIENTS }, () => bareSandbox),
-          phase,
-        ),
-      )
+      bare.push((await meter.measure('bare', () => perSecond(loops(bareSandbox), phase))).rate)
       runs.push(
-        await perSecond(
-          clients.map((client) => client.run),
-          phase,
+        (
+          await meter.measure('bash', () =>
+            perSecond(
+              clients.map((client) => client.run),
+              phase,
+            ),
+          )
+        ).rate,
+      )
+      await meter.measure('noop', () =>
+        perSecond(
+          noopClients.map((client) => client.run),
+          phase / 2,
         ),
       )
     }
+    for (const client of noopClients) client.close()
     const end = await warmState(service)
     for (const client of clients) client.close()
     const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
@@ -173,6 +298,7 @@ export async function warmSandboxes(seconds: number): Promise<Figure[]> {
           misses: (end.misses ?? 0) - (start.misses ?? 0),
         },
       }),
+      ...cpuFigures(meter.sides, CLIENTS),
     )
   } finally {
     await service.stop()
@@ -182,6 +308,8 @@ export async function warmSandboxes(seconds: number): Promise<Figure[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } })
-  emitFigures(await warmSandboxes(Number(values.seconds)))
+  const { values } = parseArgs({
+    options: { seconds: { type: 'string', default: '5' }, 'cpu-prof': { type: 'string' } },
+  })
+  emitFigures(await warmSandboxes(Number(values.seconds), values['cpu-prof']))
 }

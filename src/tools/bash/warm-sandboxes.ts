@@ -35,7 +35,7 @@ const OFF: WarmSandboxSettings = { perSession: 0, perTenant: 0, perInstance: 0, 
  * does: `bash -c COMMAND`, stderr merged, fd 3 closed, stdin /dev/null. A discarded sandbox is
  * killed, never given an end.
  */
-const WARM_SCRIPT =
+export const WARM_SCRIPT =
   'printf . >&3; c=; while IFS= read -r l; do c="$c$l\n"; done; c="$c$l"; exec bash -c "$c" 2>&1 3>&- </dev/null'
 const WARM_SHELL = [WRAPPER_SHELL, '-c', WARM_SCRIPT, 'sh']
 
@@ -212,7 +212,10 @@ function createWarmSandboxes(launch: Launch = (argv, options) => commandLauncher
       // the command ended: a refill's setup competes for the CPU and for a start turn with the
       // command, cold or warm, that a caller waits for (docs/adr/0470).
       if (calls >= 2) {
-        const refill = () => fill(pool, argv, options.cwd, options.env)
+        // One turn later still: the call's result, its run's end and its answer are written in the
+        // microtasks that follow `after`; the refill's fork and the handles it sends back come
+        // after them, not on the call's path (docs/adr/0484-a-refill-waits-for-the-answer.md).
+        const refill = () => setImmediate(() => fill(pool, argv, options.cwd, options.env))
         options.after.then(refill, refill)
       }
       if (!launched?.input) {
