@@ -28,7 +28,6 @@ const bash = (command: string, index: number) => ({
   input: { command },
 })
 
-/**
 type Chunk = { text: string; arrived: number }
 type Stream = { chunks: Chunk[]; reads: number[] }
 
