@@ -15,6 +15,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { PerformanceObserver } from 'node:perf_hooks'
 import { createParser } from 'eventsource-parser'
 import { emitFigures } from './lib/report.js'
 import { startService } from './lib/server-process.js'
@@ -28,45 +29,64 @@ const bash = (command: string, index: number) => ({
   input: { command },
 })
 
-type Chunk = { text: string; arrived: number }
-type Stream = { chunks: Chunk[]; reads: number[] }
+/** Per stream, each delivery's event seq and arrival time, and the time of each socket read. */
+type Stream = { seqs: number[]; arrivals: number[]; reads: number[] }
 
 /**
- * Resolves when the stream's head arrived; `done` when its end did, with every chunk and the time
- * it came in. Nothing is parsed while any stream is open: parsing one subscriber's chunk in the
- * 'data' handler delayed the reading of the 99 others (docs/adr/0156-event-fan-out-formats-once.md),
- * and so did parsing a stream at its own end, for the run's last events on every stream still
- * open (docs/adr/0452-the-sse-bench-parses-after-every-stream-ended.md).
+ * Resolves when the stream's head arrived; `done` when its end did. Each chunk is parsed as it
+ * comes (eventsource-parser, well under a microsecond an event) and only numbers are kept: the
+ * event's seq (its SSE `id`) and the time it came in. An event's JSON is parsed once per run, by
+ * the first stream that gets it (`stamps`: seq → its `ts` in ms). Keeping every chunk's text and
+ * parsing at the end made this process's young-generation collections copy all of it while the
+ * run went on, and each pause delayed every stream's reading; parsing a stream at its own end
+ * delayed the run's last events on the streams still open
+ * (docs/adr/0452-the-sse-bench-reader-keeps-only-numbers.md).
  */
-function subscribe(url: string) {
+function subscribe(url: string, stamps: Map<number, number>) {
   return new Promise<{ done: Promise<Stream> }>((resolve, reject) => {
     const call = request(url, { headers: { accept: 'text/event-stream' } }, (response) => {
       if (response.statusCode !== 200) reject(new Error(`${url}: ${response.statusCode}`))
-      const chunks: Chunk[] = []
+      const stream: Stream = { seqs: [], arrivals: [], reads: [] }
+      let arrived = 0
+      const parser = createParser({
+        onEvent: (event) => {
+          const seq = Number(event.id)
+          if (!stamps.has(seq)) stamps.set(seq, Date.parse((JSON.parse(event.data) as { ts: string }).ts))
+          stream.seqs.push(seq)
+          stream.arrivals.push(arrived)
+        },
+      })
       // Each event is its own HTTP chunk (docs/adr/0450), so 'data' comes per event; the socket's
       // reads count the service's writes (one per turn of its loop while this reader keeps up).
-      const reads: number[] = []
-      response.socket.on('data', () => reads.push(Date.now()))
+      response.socket.on('data', () => stream.reads.push(Date.now()))
       response.setEncoding('utf8')
-      response.on('data', (chunk: string) => chunks.push({ text: chunk, arrived: Date.now() }))
-      resolve({ done: new Promise<Stream>((finish) => response.on('end', () => finish({ chunks, reads }))) })
+      response.on('data', (chunk: string) => {
+        arrived = Date.now()
+        parser.feed(chunk)
+      })
+      resolve({ done: new Promise<Stream>((finish) => response.on('end', () => finish(stream))) })
     })
     call.on('error', reject)
     call.end()
   })
 }
 
-/** A stream's events, each with the time the chunk that completed it came in. */
-function parse(chunks: Chunk[]): { data: string; arrived: number }[] {
-  const events: { data: string; arrived: number }[] = []
-  let arrived = 0
-  const parser = createParser({ onEvent: (event) => events.push({ data: event.data, arrived }) })
-  for (const chunk of chunks) {
-    arrived = chunk.arrived
-    parser.feed(chunk.text)
-  }
-  return events
+/** This process's garbage-collection pauses while `during` runs: how many, their sum and the longest, ms. */
+async function collectionsDuring<T>(during: () => Promise<T>): Promise<{ result: T; gc: GcPauses }> {
+  const pauses: number[] = []
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push(entry.duration)
+  })
+  observer.observe({ entryTypes: ['gc'] })
+  const result = await during()
+  // Entries are delivered on a later turn.
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  observer.disconnect()
+  const totalMs = pauses.reduce((sum, pause) => sum + pause, 0)
+  return { result, gc: { count: pauses.length, totalMs: round(totalMs), maxMs: round(Math.max(0, ...pauses)) } }
 }
+
+type GcPauses = { count: number; totalMs: number; maxMs: number }
 
 /** CPU time (user + system) a process used so far, ms; from /proc (Linux), NaN elsewhere. */
 async function processCpuMs(pid: number | undefined): Promise<number> {
@@ -78,6 +98,8 @@ async function processCpuMs(pid: number | undefined): Promise<number> {
     return Number.NaN
   }
 }
+
+const round = (value: number) => Math.round(value * 1000) / 1000
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number
@@ -94,6 +116,8 @@ type Deliveries = {
   /** CPU the service and this process used from then until every stream ended, ms. */
   serviceCpuMs: number
   readerCpuMs: number
+  /** This process's collection pauses in that time. */
+  readerGc: GcPauses
 }
 
 /**
@@ -113,30 +137,33 @@ async function deliveries(serviceUrl: string, servicePid: number | undefined, co
     body: JSON.stringify({ wait: false, tool_uses: blocks }),
   })
   const { run_id: runId } = (await created.json()) as { run_id: string }
+  const stamps = new Map<number, number>()
   const streams = await Promise.all(
-    Array.from({ length: count }, () => subscribe(`${serviceUrl}/v1/runs/${runId}/events`)),
+    Array.from({ length: count }, () => subscribe(`${serviceUrl}/v1/runs/${runId}/events`, stamps)),
   )
   const connectedAt = Date.now()
   const serviceCpuBefore = await processCpuMs(servicePid)
   const readerCpuBefore = process.cpuUsage()
-  const ended = await Promise.all(streams.map((stream) => stream.done))
+  const { result: ended, gc: readerGc } = await collectionsDuring(() =>
+    Promise.all(streams.map((stream) => stream.done)),
+  )
   const serviceCpuMs = (await processCpuMs(servicePid)) - serviceCpuBefore
   const readerCpu = process.cpuUsage(readerCpuBefore)
   const delays: number[] = []
   // Per event, the first and last arrival among the subscribers: their gap is the fan-out's own
   // share, whatever the event's source and the host did before the first write.
   const arrivals = new Map<number, { first: number; last: number }>()
-  for (const { chunks } of ended) {
-    for (const { data, arrived } of parse(chunks)) {
-      const event = JSON.parse(data) as { ts: string; seq: number }
-      const stamped = Date.parse(event.ts)
+  for (const { seqs, arrivals: arrived } of ended) {
+    for (const [index, seq] of seqs.entries()) {
+      const stamped = stamps.get(seq) as number
       if (stamped < connectedAt) continue
-      delays.push(arrived - stamped)
-      const seen = arrivals.get(event.seq)
-      if (seen === undefined) arrivals.set(event.seq, { first: arrived, last: arrived })
+      const at = arrived[index] as number
+      delays.push(at - stamped)
+      const seen = arrivals.get(seq)
+      if (seen === undefined) arrivals.set(seq, { first: at, last: at })
       else {
-        seen.first = Math.min(seen.first, arrived)
-        seen.last = Math.max(seen.last, arrived)
+        seen.first = Math.min(seen.first, at)
+        seen.last = Math.max(seen.last, at)
       }
     }
   }
@@ -151,10 +178,9 @@ async function deliveries(serviceUrl: string, servicePid: number | undefined, co
     writes: Math.max(...ended.map(({ reads }) => reads.filter((read) => read >= connectedAt).length)),
     serviceCpuMs,
     readerCpuMs: (readerCpu.user + readerCpu.system) / 1000,
+    readerGc,
   }
 }
-
-const round = (value: number) => Math.round(value * 1000) / 1000
 
 const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-'))
 // One run watched by `subscribers` clients: above the default cap of 16 per run
@@ -221,7 +247,12 @@ try {
       value: round(readerCpu),
       baselineName: 'the same run with one subscriber, ms',
       baseline: round(readerCpuFloor),
-      details: { readerCpuMs: round(many.readerCpuMs), floorReaderCpuMs: round(one.readerCpuMs) },
+      details: {
+        readerCpuMs: round(many.readerCpuMs),
+        floorReaderCpuMs: round(one.readerCpuMs),
+        readerGc: many.readerGc,
+        floorReaderGc: one.readerGc,
+      },
     },
     {
       name: `event delivery to ${subscribers} SSE subscribers: the p99 this design reaches here (floor p99 + both sides' extra CPU per write)`,
