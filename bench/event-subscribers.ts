@@ -58,13 +58,22 @@ function subscribe(url: string, stamps: Map<number, number>) {
       })
       // Each event is its own HTTP chunk (docs/adr/0450), so 'data' comes per event; the socket's
       // reads count the service's writes (one per turn of its loop while this reader keeps up).
-      response.socket.on('data', () => stream.reads.push(Date.now()))
+      const socket = response.socket
+      const countRead = () => stream.reads.push(Date.now())
+      socket.on('data', countRead)
       response.setEncoding('utf8')
       response.on('data', (chunk: string) => {
         arrived = Date.now()
         parser.feed(chunk)
       })
-      resolve({ done: new Promise<Stream>((finish) => response.on('end', () => finish(stream))) })
+      const done = new Promise<Stream>((finish) =>
+        response.on('end', () => {
+          // The agent may keep the connection for the next run's subscribers.
+          socket.off('data', countRead)
+          finish(stream)
+        }),
+      )
+      resolve({ done })
     })
     call.on('error', reject)
     call.end()
