@@ -3,8 +3,8 @@
  * event's delivery time is its arrival here minus its `ts` (one clock: same machine). Only
  * events stamped after every subscriber is connected count. Goal: p99 ≤ 10 ms. Its floor is the
  * same run watched by one subscriber, measured first against the same service. Three more rows
- * say where the time goes: the service's and this reader's CPU per event (each beside the same
- * with one subscriber), and the p99 this design can reach on this host
+ * say where the time goes: the service's and this reader's main-thread CPU per write (each beside
+ * the same with one subscriber), and the p99 this design can reach on this host
  * (docs/adr/0453-the-sse-bench-prints-its-decomposition.md).
  *
  *   npx tsx bench/event-subscribers.ts [subscribers=100] [profile-dir]
@@ -97,10 +97,15 @@ async function collectionsDuring<T>(during: () => Promise<T>): Promise<{ result:
 
 type GcPauses = { count: number; totalMs: number; maxMs: number }
 
-/** CPU time (user + system) a process used so far, ms; from /proc (Linux), NaN elsewhere. */
-async function processCpuMs(pid: number | undefined): Promise<number> {
+/**
+ * CPU time (user + system) a process's main thread used so far, ms; from /proc (Linux), NaN
+ * elsewhere. The main thread's, not the process's: only its work delays a delivery; V8's helper
+ * threads (collection, compilation) show in the process's figure too.
+ */
+async function mainThreadCpuMs(pid: number | undefined): Promise<number> {
   try {
-    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? []
+    const stat = await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     // utime and stime, in clock ticks (100 a second on Linux).
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
   } catch {
@@ -122,7 +127,7 @@ type Deliveries = {
    * reader that falls behind gets two turns in one read, one that keeps up does not).
    */
   writes: number
-  /** CPU the service and this process used from then until every stream ended, ms. */
+  /** CPU the service's and this process's main threads used from then until every stream ended, ms. */
   serviceCpuMs: number
   readerCpuMs: number
   /** This process's collection pauses in that time. */
@@ -151,13 +156,13 @@ async function deliveries(serviceUrl: string, servicePid: number | undefined, co
     Array.from({ length: count }, () => subscribe(`${serviceUrl}/v1/runs/${runId}/events`, stamps)),
   )
   const connectedAt = Date.now()
-  const serviceCpuBefore = await processCpuMs(servicePid)
-  const readerCpuBefore = process.cpuUsage()
+  const serviceCpuBefore = await mainThreadCpuMs(servicePid)
+  const readerCpuBefore = await mainThreadCpuMs(process.pid)
   const { result: ended, gc: readerGc } = await collectionsDuring(() =>
     Promise.all(streams.map((stream) => stream.done)),
   )
-  const serviceCpuMs = (await processCpuMs(servicePid)) - serviceCpuBefore
-  const readerCpu = process.cpuUsage(readerCpuBefore)
+  const serviceCpuMs = (await mainThreadCpuMs(servicePid)) - serviceCpuBefore
+  const readerCpuMs = (await mainThreadCpuMs(process.pid)) - readerCpuBefore
   const delays: number[] = []
   // Per event, the first and last arrival among the subscribers: their gap is the fan-out's own
   // share, whatever the event's source and the host did before the first write.
@@ -186,7 +191,7 @@ async function deliveries(serviceUrl: string, servicePid: number | undefined, co
     spreads: spreads.sort((a, b) => a - b),
     writes: Math.max(...ended.map(({ reads }) => reads.filter((read) => read >= connectedAt).length)),
     serviceCpuMs,
-    readerCpuMs: (readerCpu.user + readerCpu.system) / 1000,
+    readerCpuMs,
     readerGc,
   }
 }
@@ -238,7 +243,7 @@ try {
       },
     },
     {
-      name: `SSE fan-out to ${subscribers} subscribers: the service's CPU per write of a turn's events`,
+      name: `SSE fan-out to ${subscribers} subscribers: the service's main-thread CPU per write of a turn's events`,
       unit: 'ms',
       value: round(serviceCpu),
       baselineName: 'the same run with one subscriber, ms',
@@ -251,7 +256,7 @@ try {
       },
     },
     {
-      name: `SSE fan-out to ${subscribers} subscribers: the bench reader's CPU per write of a turn's events`,
+      name: `SSE fan-out to ${subscribers} subscribers: the bench reader's main-thread CPU per write of a turn's events`,
       unit: 'ms',
       value: round(readerCpu),
       baselineName: 'the same run with one subscriber, ms',
