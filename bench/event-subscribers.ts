@@ -2,16 +2,20 @@
  * Event fan-out: 100 Server-Sent-Events subscribers on one run of `node dist/server.js`; each
  * event's delivery time is its arrival here minus its `ts` (one clock: same machine). Only
  * events stamped after every subscriber is connected count. Goal: p99 ≤ 10 ms. Its floor is the
- * same run watched by one subscriber, measured first against the same service.
+ * same run watched by one subscriber, measured first against the same service. Three more rows
+ * say where the time goes: the service's and this reader's main-thread CPU per write (each beside
+ * the same with one subscriber), and the p99 this design can reach on this host
+ * (docs/adr/0453-the-sse-bench-prints-its-decomposition.md).
  *
  *   npx tsx bench/event-subscribers.ts [subscribers=100] [profile-dir]
  *
  * A profile directory starts the server with `--cpu-prof` there (written when it stops).
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { PerformanceObserver } from 'node:perf_hooks'
 import { createParser } from 'eventsource-parser'
 import { emitFigures } from './lib/report.js'
 import { startService } from './lib/server-process.js'
@@ -25,29 +29,48 @@ const bash = (command: string, index: number) => ({
   input: { command },
 })
 
+/** Per stream, each delivery's event seq and arrival time, and the time of each socket read. */
+type Stream = { seqs: number[]; arrivals: number[]; reads: number[] }
+
 /**
- * Resolves when the stream's head arrived; `done` when run.completed did, with every event and
- * the time its chunk came in. Chunks are only kept while the run goes on and parsed at the end:
- * parsing one subscriber's chunk in the 'data' handler delayed the reading of the 99 others, so
- * the bench measured its own parsing backlog (docs/adr/0156-event-fan-out-formats-once.md).
+ * Resolves when the stream's head arrived; `done` when its end did. Each chunk is parsed as it
+ * comes (eventsource-parser, well under a microsecond an event) and only numbers are kept: the
+ * event's seq (its SSE `id`) and the time it came in. An event's JSON is parsed once per run, by
+ * the first stream that gets it (`stamps`: seq → its `ts` in ms). Keeping every chunk's text and
+ * parsing at the end made this process's young-generation collections copy all of it while the
+ * run went on, and each pause delayed every stream's reading; parsing a stream at its own end
+ * delayed the run's last events on the streams still open
+ * (docs/adr/0452-the-sse-bench-reader-keeps-only-numbers.md).
  */
-function subscribe(url: string) {
-  return new Promise<{ done: Promise<{ data: string; arrived: number }[]> }>((resolve, reject) => {
+function subscribe(url: string, stamps: Map<number, number>) {
+  return new Promise<{ done: Promise<Stream> }>((resolve, reject) => {
     const call = request(url, { headers: { accept: 'text/event-stream' } }, (response) => {
       if (response.statusCode !== 200) reject(new Error(`${url}: ${response.statusCode}`))
-      const chunks: { text: string; arrived: number }[] = []
+      const stream: Stream = { seqs: [], arrivals: [], reads: [] }
+      let arrived = 0
+      const parser = createParser({
+        onEvent: (event) => {
+          const seq = Number(event.id)
+          if (!stamps.has(seq)) stamps.set(seq, Date.parse((JSON.parse(event.data) as { ts: string }).ts))
+          stream.seqs.push(seq)
+          stream.arrivals.push(arrived)
+        },
+      })
+      // Each event is its own HTTP chunk (docs/adr/0450), so 'data' comes per event; the socket's
+      // reads count the service's writes (one per turn of its loop while this reader keeps up).
+      const socket = response.socket
+      const countRead = () => stream.reads.push(Date.now())
+      socket.on('data', countRead)
       response.setEncoding('utf8')
-      response.on('data', (chunk: string) => chunks.push({ text: chunk, arrived: Date.now() }))
-      const done = new Promise<{ data: string; arrived: number }[]>((finish) =>
+      response.on('data', (chunk: string) => {
+        arrived = Date.now()
+        parser.feed(chunk)
+      })
+      const done = new Promise<Stream>((finish) =>
         response.on('end', () => {
-          const events: { data: string; arrived: number }[] = []
-          let arrived = 0
-          const parser = createParser({ onEvent: (event) => events.push({ data: event.data, arrived }) })
-          for (const chunk of chunks) {
-            arrived = chunk.arrived
-            parser.feed(chunk.text)
-          }
-          finish(events)
+          // The agent may keep the connection for the next run's subscribers.
+          socket.off('data', countRead)
+          finish(stream)
         }),
       )
       resolve({ done })
@@ -57,14 +80,65 @@ function subscribe(url: string) {
   })
 }
 
+/** This process's garbage-collection pauses while `during` runs: how many, their sum and the longest, ms. */
+async function collectionsDuring<T>(during: () => Promise<T>): Promise<{ result: T; gc: GcPauses }> {
+  const pauses: number[] = []
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push(entry.duration)
+  })
+  observer.observe({ entryTypes: ['gc'] })
+  const result = await during()
+  // Entries are delivered on a later turn.
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  observer.disconnect()
+  const totalMs = pauses.reduce((sum, pause) => sum + pause, 0)
+  return { result, gc: { count: pauses.length, totalMs: round(totalMs), maxMs: round(Math.max(0, ...pauses)) } }
+}
+
+type GcPauses = { count: number; totalMs: number; maxMs: number }
+
+/**
+ * CPU time (user + system) a process's main thread used so far, ms; from /proc (Linux), NaN
+ * elsewhere. The main thread's, not the process's: only its work delays a delivery; V8's helper
+ * threads (collection, compilation) show in the process's figure too.
+ */
+async function mainThreadCpuMs(pid: number | undefined): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // utime and stime, in clock ticks (100 a second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
+const round = (value: number) => Math.round(value * 1000) / 1000
+
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number
+
+type Deliveries = {
+  delays: number[]
+  spreads: number[]
+  /**
+   * The service's writes to a stream after every subscriber connected: the events of one turn of
+   * its loop leave together (docs/adr/0156). Counted as the most socket reads of any stream (a
+   * reader that falls behind gets two turns in one read, one that keeps up does not).
+   */
+  writes: number
+  /** CPU the service's and this process's main threads used from then until every stream ended, ms. */
+  serviceCpuMs: number
+  readerCpuMs: number
+  /** This process's collection pauses in that time. */
+  readerGc: GcPauses
+}
 
 /**
  * One run of Bash calls watched by `count` subscribers; the sorted delays of the events stamped
  * after every subscriber connected.
  */
-async function deliveries(serviceUrl: string, count: number): Promise<{ delays: number[]; spreads: number[] }> {
+async function deliveries(serviceUrl: string, servicePid: number | undefined, count: number): Promise<Deliveries> {
   // Ten slow calls first (time to connect everyone), then a steady stream of short ones.
   const blocks = [
     ...Array.from({ length: 10 }, (_unused, index) => bash('sleep 3', index)),
@@ -77,25 +151,33 @@ async function deliveries(serviceUrl: string, count: number): Promise<{ delays: 
     body: JSON.stringify({ wait: false, tool_uses: blocks }),
   })
   const { run_id: runId } = (await created.json()) as { run_id: string }
+  const stamps = new Map<number, number>()
   const streams = await Promise.all(
-    Array.from({ length: count }, () => subscribe(`${serviceUrl}/v1/runs/${runId}/events`)),
+    Array.from({ length: count }, () => subscribe(`${serviceUrl}/v1/runs/${runId}/events`, stamps)),
   )
   const connectedAt = Date.now()
+  const serviceCpuBefore = await mainThreadCpuMs(servicePid)
+  const readerCpuBefore = await mainThreadCpuMs(process.pid)
+  const { result: ended, gc: readerGc } = await collectionsDuring(() =>
+    Promise.all(streams.map((stream) => stream.done)),
+  )
+  const serviceCpuMs = (await mainThreadCpuMs(servicePid)) - serviceCpuBefore
+  const readerCpuMs = (await mainThreadCpuMs(process.pid)) - readerCpuBefore
   const delays: number[] = []
   // Per event, the first and last arrival among the subscribers: their gap is the fan-out's own
   // share, whatever the event's source and the host did before the first write.
   const arrivals = new Map<number, { first: number; last: number }>()
-  for (const events of await Promise.all(streams.map((stream) => stream.done))) {
-    for (const { data, arrived } of events) {
-      const event = JSON.parse(data) as { ts: string; seq: number }
-      const stamped = Date.parse(event.ts)
+  for (const { seqs, arrivals: arrived } of ended) {
+    for (const [index, seq] of seqs.entries()) {
+      const stamped = stamps.get(seq) as number
       if (stamped < connectedAt) continue
-      delays.push(arrived - stamped)
-      const seen = arrivals.get(event.seq)
-      if (seen === undefined) arrivals.set(event.seq, { first: arrived, last: arrived })
+      const at = arrived[index] as number
+      delays.push(at - stamped)
+      const seen = arrivals.get(seq)
+      if (seen === undefined) arrivals.set(seq, { first: at, last: at })
       else {
-        seen.first = Math.min(seen.first, arrived)
-        seen.last = Math.max(seen.last, arrived)
+        seen.first = Math.min(seen.first, at)
+        seen.last = Math.max(seen.last, at)
       }
     }
   }
@@ -104,7 +186,14 @@ async function deliveries(serviceUrl: string, count: number): Promise<{ delays: 
       `no event arrived after every subscriber connected (connecting took over 3 s: ${connectedAt - posted} ms)`,
     )
   const spreads = [...arrivals.values()].map(({ first, last }) => last - first)
-  return { delays: delays.sort((a, b) => a - b), spreads: spreads.sort((a, b) => a - b) }
+  return {
+    delays: delays.sort((a, b) => a - b),
+    spreads: spreads.sort((a, b) => a - b),
+    writes: Math.max(...ended.map(({ reads }) => reads.filter((read) => read >= connectedAt).length)),
+    serviceCpuMs,
+    readerCpuMs,
+    readerGc,
+  }
 }
 
 const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-'))
@@ -122,10 +211,20 @@ try {
   // The floor: the same run, same service, one subscriber. The events' source (Bash processes on
   // the same cores) and the host's load show in both; what the fan-out to `subscribers` adds
   // shows in the difference (docs/adr/0381-the-sse-figure-has-a-one-subscriber-floor.md).
-  const { delays: floor } = await deliveries(service.url, 1)
-  const { delays, spreads } = await deliveries(service.url, subscribers)
+  const one = await deliveries(service.url, service.child.pid, 1)
+  const many = await deliveries(service.url, service.child.pid, subscribers)
+  const { delays, spreads } = many
+  const floor = one.delays
   const p99 = percentile(delays, 0.99)
   const floorP99 = percentile(floor, 0.99)
+  // CPU per write (one turn's events to every subscriber) after everyone connected; the
+  // one-subscriber run carries the same Bash calls, so the difference is what writing and reading
+  // 100 streams cost an event, in series (docs/adr/0453-the-sse-bench-prints-its-decomposition.md).
+  const serviceCpu = many.serviceCpuMs / many.writes
+  const serviceCpuFloor = one.serviceCpuMs / one.writes
+  const readerCpu = many.readerCpuMs / many.writes
+  const readerCpuFloor = one.readerCpuMs / one.writes
+  const designP99 = floorP99 + Math.max(0, serviceCpu - serviceCpuFloor) + Math.max(0, readerCpu - readerCpuFloor)
   emitFigures([
     {
       name: `event delivery to ${subscribers} SSE subscribers of one run: p99`,
@@ -142,6 +241,39 @@ try {
         fanOutSpread: { p50Ms: percentile(spreads, 0.5), p99Ms: percentile(spreads, 0.99), maxMs: spreads.at(-1) },
         floor: { deliveries: floor.length, p50Ms: percentile(floor, 0.5), p99Ms: floorP99, maxMs: floor.at(-1) },
       },
+    },
+    {
+      name: `SSE fan-out to ${subscribers} subscribers: the service's main-thread CPU per write of a turn's events`,
+      unit: 'ms',
+      value: round(serviceCpu),
+      baselineName: 'the same run with one subscriber, ms',
+      baseline: round(serviceCpuFloor),
+      details: {
+        writes: round(many.writes),
+        serviceCpuMs: many.serviceCpuMs,
+        floorWrites: round(one.writes),
+        floorServiceCpuMs: one.serviceCpuMs,
+      },
+    },
+    {
+      name: `SSE fan-out to ${subscribers} subscribers: the bench reader's main-thread CPU per write of a turn's events`,
+      unit: 'ms',
+      value: round(readerCpu),
+      baselineName: 'the same run with one subscriber, ms',
+      baseline: round(readerCpuFloor),
+      details: {
+        readerCpuMs: round(many.readerCpuMs),
+        floorReaderCpuMs: round(one.readerCpuMs),
+        readerGc: many.readerGc,
+        floorReaderGc: one.readerGc,
+      },
+    },
+    {
+      name: `event delivery to ${subscribers} SSE subscribers: the p99 this design reaches here (floor p99 + both sides' extra CPU per write)`,
+      unit: 'ms',
+      value: round(designP99),
+      baselineName: 'the same run with one subscriber, p99 ms',
+      baseline: floorP99,
     },
   ])
 } finally {
