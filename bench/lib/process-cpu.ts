@@ -15,7 +15,7 @@ function clockTicks(): number {
 }
 
 /** Microseconds of CPU the process `pid` has used so far. */
-export function processCpuMicros(pid: number): number {
+function processCpuMicros(pid: number): number {
   // Fields after the command name (which may hold spaces, hence the last ')'): utime is the 14th
   // field of the line, stime the 15th.
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
