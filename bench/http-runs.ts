@@ -12,6 +12,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { load } from './lib/load.js'
 import { noopBatch } from './lib/noop-batch.js'
+import { cpuPerRequest } from './lib/process-cpu.js'
 import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
 import { serialLatency } from './lib/serial-latency.js'
 import { startProcess, startRouteShell, startService } from './lib/server-process.js'
@@ -36,9 +37,16 @@ export async function httpRuns(duration: number, connections: number): Promise<F
       await load({ url: `${plain.url}/plain`, body, connections, duration: 1 })
       await load({ url: `${service.url}/v1/runs`, body, connections, duration: 1 })
       await load({ url: `${shell.url}/bench/route-shell`, body, connections, duration: 1 })
-      const baseline = await load({ url: `${plain.url}/plain`, body, connections, duration })
-      const measured = await load({ url: `${service.url}/v1/runs`, body, connections, duration })
-      const ceiling = await load({ url: `${shell.url}/bench/route-shell`, body, connections, duration })
+      // Each server's CPU per request beside its throughput (docs/adr/0490).
+      const baseline = await cpuPerRequest(plain.child.pid, () =>
+        load({ url: `${plain.url}/plain`, body, connections, duration }),
+      )
+      const measured = await cpuPerRequest(service.child.pid, () =>
+        load({ url: `${service.url}/v1/runs`, body, connections, duration }),
+      )
+      const ceiling = await cpuPerRequest(shell.child.pid, () =>
+        load({ url: `${shell.url}/bench/route-shell`, body, connections, duration }),
+      )
       figures.push(
         ratioFigure({
           name: `POST /v1/runs, ${calls} no-op call(s), ${connections} connections`,
@@ -63,6 +71,7 @@ export async function httpRuns(duration: number, connections: number): Promise<F
           baseline: baseline.requestsPerSecond,
           details: { p50Ms: ceiling.p50, p99Ms: ceiling.p99 },
         }),
+        ...cpuFigures(calls, { plain: baseline, service: measured, ceiling }),
       )
     }
     const single = await serialLatency(`${service.url}/v1/runs`, noopBatch(10), duration)
@@ -84,6 +93,40 @@ export async function httpRuns(duration: number, connections: number): Promise<F
     await rm(scratch, { recursive: true, force: true })
   }
   return figures
+}
+
+/**
+ * Where a request's CPU goes, measured in every run (docs/adr/0490): the plain route (HTTP and
+ * JSON), the route's ceiling (the service's hooks, validation and serialiser) and the whole
+ * service; the run's share is the service less its ceiling. No goals: they explain the ratios.
+ */
+function cpuFigures(calls: number, cpu: Record<'plain' | 'service' | 'ceiling', { cpuMicrosPerRequest: number }>) {
+  const plain = cpu.plain.cpuMicrosPerRequest
+  const service = cpu.service.cpuMicrosPerRequest
+  const ceiling = cpu.ceiling.cpuMicrosPerRequest
+  return [
+    ratioFigure({
+      name: `server CPU per request: POST /v1/runs, ${calls} no-op call(s)`,
+      unit: 'µs',
+      value: service,
+      baselineName: 'the plain fastify route, same body',
+      baseline: plain,
+    }),
+    ratioFigure({
+      name: `server CPU per request: the ceiling (hooks, validation, serialiser), ${calls} call(s)`,
+      unit: 'µs',
+      value: ceiling,
+      baselineName: 'the plain fastify route, same body',
+      baseline: plain,
+    }),
+    ratioFigure({
+      name: `server CPU per request: the run's share (service less its ceiling), ${calls} call(s)`,
+      unit: 'µs',
+      value: service - ceiling,
+      baselineName: 'the ceiling',
+      baseline: ceiling,
+    }),
+  ]
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,7 +1,7 @@
 /** autocannon with the checks every bench wants: no non-2xx answers, no errors. */
 import autocannon from 'autocannon'
 
-export type LoadFigures = { requestsPerSecond: number; p50: number; p99: number }
+export type LoadFigures = { requestsPerSecond: number; p50: number; p99: number; requests: number }
 
 export async function load(options: {
   url: string
@@ -23,5 +23,10 @@ export async function load(options: {
       `${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`,
     )
   }
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+  }
 }

@@ -1,19 +1,34 @@
 /**
- * CPU time of a process from /proc (Linux): its own, and that of the children it has waited for
- * (the sandboxes a spawner reaped). Fields 14–17 of /proc/<pid>/stat, after the parenthesised
- * command name: utime, stime, cutime, cstime, in clock ticks (100 a second on Linux).
+ * CPU time of a process from /proc (Linux), so a bench can state a figure as CPU per request or
+ * per run beside its throughput: on a shared host a process waiting for a core moves its
+ * requests/s, not its CPU per request (docs/adr/0490). Fields 14–17 of /proc/<pid>/stat, after the
+ * parenthesised command name (which may hold spaces, hence the last ')'): utime, stime, cutime,
+ * cstime, in clock ticks.
  */
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 
-const TICK_MS = 10
+let ticksPerSecond: number | undefined
+
+/** Clock ticks per second of /proc's times (`getconf CLK_TCK`, 100 on common kernels). */
+function clockTicks(): number {
+  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
+  return ticksPerSecond
+}
+
+/** The stat fields after the command name: state is index 0, utime (field 14) index 11. */
+function statFields(pid: number | 'self'): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+}
 
 export type ProcessCpu = { ownMs: number; childrenMs: number }
 
+/** CPU of a process: its own, and that of the children it has waited for (the sandboxes a spawner reaped). */
 export function processCpu(pid: number | 'self'): ProcessCpu {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  // After the name: state is field 3, so utime (14) is index 11.
-  const tick = (index: number) => Number(fields[index] ?? Number.NaN)
-  return { ownMs: (tick(11) + tick(12)) * TICK_MS, childrenMs: (tick(13) + tick(14)) * TICK_MS }
+  const fields = statFields(pid)
+  const ms = (index: number) => (Number(fields[index] ?? Number.NaN) * 1000) / clockTicks()
+  return { ownMs: ms(11) + ms(12), childrenMs: ms(13) + ms(14) }
 }
 
 /** The pids of a process's direct children (its threads' `children` lists). */
@@ -23,4 +38,16 @@ export function childPids(pid: number): number[] {
   } catch {
     return []
   }
+}
+
+/** Runs `work` and answers its result with the CPU the process spent meanwhile, per request it reports. */
+export async function cpuPerRequest<T extends { requests: number }>(
+  pid: number | undefined,
+  work: () => Promise<T>,
+): Promise<T & { cpuMicrosPerRequest: number }> {
+  if (pid === undefined) throw new Error('the server process has no pid')
+  const before = processCpu(pid).ownMs
+  const figures = await work()
+  const spentMicros = (processCpu(pid).ownMs - before) * 1000
+  return { ...figures, cpuMicrosPerRequest: figures.requests > 0 ? spentMicros / figures.requests : Number.NaN }
 }

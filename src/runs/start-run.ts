@@ -116,12 +116,14 @@ export function createRunStarter(options: RunStarterOptions) {
     return { kind: 'replayed', runId, status: record.status, finished: Promise.resolve(record) }
   }
 
+  // The status as the run has it now (what a 202 reports), read once: spreading a getter copied
+  // its value anyway, through the runtime's slow path (docs/adr/0492).
   const started = (run: LiveRun): RunHandle => ({
     kind: 'started',
     runId: run.runId,
     live: run,
     finished: run.finished,
-    ...statusOf(run),
+    status: run.status,
   })
 
   return async function start(request: StartRunRequest): Promise<RunHandle> {

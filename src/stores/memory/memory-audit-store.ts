@@ -10,19 +10,25 @@ export function createMemoryAuditStore({ ttlMs, maxRecords, now = Date.now }: Me
   const records: AuditRecord[] = []
   let seq = 0
   const idOf = (ms: number) => `${String(ms).padStart(15, '0')}-${String(seq++).padStart(10, '0')}`
-  const trim = () => {
+  /**
+   * Appends drop the oldest records only once `slack` of them are due: dropping a batch's worth
+   * at a time moved the whole list (100,000 records by default) on every batch once it was full
+   * (docs/adr/0494). A listing drops exactly what is due, so it never sees more than the bounds allow.
+   */
+  const slack = Math.max(16, Math.floor(maxRecords / 100))
+  const trim = (exact: boolean) => {
     const oldest = now() - ttlMs
     let drop = Math.max(0, records.length - maxRecords)
     while (drop < records.length && Date.parse(records[drop]!.ts) < oldest) drop++
-    if (drop > 0) records.splice(0, drop)
+    if (drop > 0 && (exact || drop >= slack)) records.splice(0, drop)
   }
   return {
     async append(entries) {
       for (const entry of entries) records.push({ ...entry, id: idOf(now()) })
-      trim()
+      trim(false)
     },
     async list(query) {
-      trim()
+      trim(true)
       const page: AuditRecord[] = []
       for (let index = records.length - 1; index >= 0; index--) {
         const record = records[index]!
