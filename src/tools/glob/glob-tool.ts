@@ -3,11 +3,11 @@ import { glob } from 'tinyglobby'
 import { z } from 'zod'
 import { isInsideAny } from '../../paths/is-inside.js'
 import { resolveRealPath } from '../../paths/resolve-real-path.js'
-import { realWorkingDirectories } from '../../paths/working-directories.js'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { newestFirst, statIfExists } from '../shared/file-stats.js'
 import { type ConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { rememberResolution, takeResolution } from '../shared/validated-paths.js'
 
 const GLOB_TOOL_NAME = 'Glob'
 const GLOB_MAX_RESULTS = 100
@@ -31,8 +31,18 @@ const PROMPT = `Fast file pattern matching in the working directories.
 - Symbolic links to directories are not followed.
 - Use it to find files by name; use Grep to search file contents.`
 
-async function resolveSearchDirectory(input: GlobInput, context: ToolUseContext): Promise<ConfinedPath> {
-  const directory = await tryResolveConfinedPath(input.path ?? context.cwd, context, 'read')
+/**
+ * The search directory, confined, and checked to be a directory. `known`: what this call's
+ * validation resolved (docs/adr/0462-a-call-opens-the-path-its-validation-resolved.md).
+ */
+async function resolveSearchDirectory(
+  input: GlobInput,
+  context: ToolUseContext,
+  known?: ReturnType<typeof takeResolution>,
+): Promise<ConfinedPath> {
+  const directory = known
+    ? { ok: true as const, ...known }
+    : await tryResolveConfinedPath(input.path ?? context.cwd, context, 'read')
   if (!directory.ok) return directory
   const stats = await statIfExists(directory.realPath)
   if (stats === null) return { ok: false, message: `Directory does not exist: ${input.path}.` }
@@ -40,7 +50,17 @@ async function resolveSearchDirectory(input: GlobInput, context: ToolUseContext)
   return directory
 }
 
+/** The pattern's checks; the search directory's resolution is remembered for the call. */
 async function checkGlob(input: GlobInput, context: ToolUseContext): Promise<ValidationResult> {
+  const refused = checkPattern(input)
+  if (refused) return refused
+  const directory = await resolveSearchDirectory(input, context)
+  if (!directory.ok) return { result: false, message: directory.message }
+  rememberResolution(input, input.path ?? context.cwd, context, directory)
+  return { result: true }
+}
+
+function checkPattern(input: GlobInput): { result: false; message: string } | undefined {
   if (input.pattern.trim() === '') return { result: false, message: 'The pattern is empty.' }
   if (path.isAbsolute(input.pattern) || input.pattern.split(/[\\/]/).includes('..')) {
     return {
@@ -48,8 +68,7 @@ async function checkGlob(input: GlobInput, context: ToolUseContext): Promise<Val
       message: `The pattern ${input.pattern} must be relative and must not contain "..": put the directory to search in path and keep only the file pattern in pattern.`,
     }
   }
-  const directory = await resolveSearchDirectory(input, context)
-  return directory.ok ? { result: true } : { result: false, message: directory.message }
+  return undefined
 }
 
 /**
@@ -58,8 +77,7 @@ async function checkGlob(input: GlobInput, context: ToolUseContext): Promise<Val
  * followed even when it is a symlink, so a planted link would list another tree's names
  * (docs/adr/0092-glob-and-grep-stay-inside.md).
  */
-async function listedInside(files: string[], context: ToolUseContext): Promise<string[]> {
-  const roots = await realWorkingDirectories(context, 'read')
+async function listedInside(files: string[], roots: readonly string[]): Promise<string[]> {
   const directories = new Map<string, Promise<boolean>>()
   const inside = await Promise.all(
     files.map((file) => {
@@ -90,10 +108,13 @@ export const GlobTool = buildTool({
   getPath: (input: GlobInput) => input.path,
   validateInput: checkGlob,
   async call(input: GlobInput, context) {
-    // Checked again here: the file tree may have changed between validation and the call.
-    const check = await checkGlob(input, context)
-    if (!check.result) throw new Error(check.message)
-    const resolved = await resolveSearchDirectory(input, context)
+    // Checked again here: the file tree may have changed between validation and the call. The
+    // directory is the one validation resolved and the rules saw; what the crawl lists is
+    // confined below all the same (docs/adr/0462-a-call-opens-the-path-its-validation-resolved.md).
+    const refused = checkPattern(input)
+    if (refused) throw new Error(refused.message)
+    const known = takeResolution(input, input.path ?? context.cwd, context)
+    const resolved = await resolveSearchDirectory(input, context, known)
     if (!resolved.ok) throw new Error(resolved.message)
     const directory = resolved.realPath
     const files = await glob(input.pattern, {
@@ -106,7 +127,7 @@ export const GlobTool = buildTool({
       ignore: ['**/.git/**'],
       signal: context.abortSignal,
     })
-    const sorted = await newestFirst(await listedInside(files, context))
+    const sorted = await newestFirst(await listedInside(files, resolved.roots))
     const data: GlobOutput = {
       directory,
       filenames: sorted.slice(0, GLOB_MAX_RESULTS),
