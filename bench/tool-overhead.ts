@@ -24,7 +24,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { glob } from 'tinyglobby'
+import { globSync } from 'tinyglobby'
 import { searchArguments } from '../src/tools/grep/grep-arguments.js'
 import { noopBatch } from './lib/noop-batch.js'
 import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
@@ -133,7 +133,8 @@ function figure(name: string, baselineName: string, measured: Measured, atMost: 
 /**
  * The job each file tool does, done bare from this process with the same calls a tool needs and
  * nothing around them (no run, no HTTP, no confinement): what the tool cannot do without
- * (docs/adr/0464-file-tools-have-an-own-work-floor.md). Glob crawls with the tool's library and options.
+ * (docs/adr/0464-file-tools-have-an-own-work-floor.md). Glob crawls synchronously with the tool's
+ * library and options, as the tool crawls a small tree (docs/adr/0465-small-crawls-run-synchronously.md).
  */
 function fileToolsOwnWork(cwd: string): Record<string, () => Promise<void>> {
   const readPath = path.join(cwd, 'src/file-1.ts')
@@ -151,7 +152,7 @@ function fileToolsOwnWork(cwd: string): Record<string, () => Promise<void>> {
       lines.map((line, index) => `${String(index + 1).padStart(6)}\t${line}`).join('\n')
     },
     Glob: async () => {
-      const files = await glob('src/**/*.ts', {
+      const files = globSync('src/**/*.ts', {
         cwd,
         absolute: true,
         dot: true,
@@ -276,7 +277,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
     ]
     const ownWork = fileToolsOwnWork(session.cwd)
     for (const [name, call] of tools) {
-      const measured = await interleave(noopRun, call, seconds, [ownWork[name]])
+      const measured = await interleave(noopRun, call, seconds, ownWork[name] ? [ownWork[name]] : [])
       figures.push(
         figure(`${name}: p50, one client in flight`, 'no-op run (ToolSearch) in the same session, p50', measured, 1.2),
       )

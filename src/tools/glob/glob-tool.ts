@@ -1,5 +1,4 @@
 import path from 'node:path'
-import { glob } from 'tinyglobby'
 import { z } from 'zod'
 import { isInsideAny } from '../../paths/is-inside.js'
 import { resolveRealPath } from '../../paths/resolve-real-path.js'
@@ -8,6 +7,7 @@ import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { newestFirst, statIfExists } from '../shared/file-stats.js'
 import { type ConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { rememberResolution, takeResolution } from '../shared/validated-paths.js'
+import { crawlMatches } from './crawl-matches.js'
 
 const GLOB_TOOL_NAME = 'Glob'
 const GLOB_MAX_RESULTS = 100
@@ -117,7 +117,7 @@ export const GlobTool = buildTool({
     const resolved = await resolveSearchDirectory(input, context, known)
     if (!resolved.ok) throw new Error(resolved.message)
     const directory = resolved.realPath
-    const files = await glob(input.pattern, {
+    const files = await crawlMatches(input.pattern, {
       cwd: directory,
       absolute: true,
       dot: true,
