@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
 import { isInsideAny } from '../../paths/is-inside.js'
@@ -78,19 +79,28 @@ function checkPattern(input: GlobInput): { result: false; message: string } | un
  * (docs/adr/0092-glob-and-grep-stay-inside.md).
  */
 async function listedInside(files: string[], roots: readonly string[]): Promise<string[]> {
-  const directories = new Map<string, Promise<boolean>>()
-  const inside = await Promise.all(
-    files.map((file) => {
-      const directory = path.dirname(file)
-      let verdict = directories.get(directory)
-      if (!verdict) {
-        verdict = resolveRealPath(directory).then((real) => isInsideAny(roots, real))
-        directories.set(directory, verdict)
-      }
-      return verdict
-    }),
-  )
-  return files.filter((_file, index) => inside[index])
+  const verdicts = new Map<string, boolean>()
+  const kept: string[] = []
+  for (const file of files) {
+    const directory = path.dirname(file)
+    let inside = verdicts.get(directory)
+    if (inside === undefined) {
+      // A directory just listed exists: one synchronous realpath, no promise per name
+      // (docs/adr/0312); one gone since is resolved as any missing path is.
+      inside = isInsideAny(roots, existingRealPath(directory) ?? (await resolveRealPath(directory)))
+      verdicts.set(directory, inside)
+    }
+    if (inside) kept.push(file)
+  }
+  return kept
+}
+
+function existingRealPath(directory: string): string | undefined {
+  try {
+    return realpathSync.native(directory)
+  } catch {
+    return undefined
+  }
 }
 
 export const GlobTool = buildTool({
