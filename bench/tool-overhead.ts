@@ -3,16 +3,28 @@
  * `POST /v1/runs` (wait mode) with one call, against a floor this process measures in the same
  * run, call by call in turn. Bash `true` against the same containment spawned bare from Node (sandbox off: `bash -c
  * true`; bubblewrap: `bwrap --ro-bind / / … bash -c true`), Grep against bare `rg` with the
- * tool's own argv, Read, Glob and Edit against a no-op run (ToolSearch) in the same session.
+ * tool's own argv, Read, Glob and Edit against a no-op run (ToolSearch) in the same session, each
+ * with a row of the nearest figure it could reach: the no-op run plus its own work done bare.
  *
  *   npx tsx bench/tool-overhead.ts [--seconds 10]
  */
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { globSync } from 'tinyglobby'
 import { searchArguments } from '../src/tools/grep/grep-arguments.js'
 import { noopBatch } from './lib/noop-batch.js'
 import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
@@ -118,6 +130,66 @@ function figure(name: string, baselineName: string, measured: Measured, atMost: 
   })
 }
 
+/**
+ * The job each file tool does, done bare from this process with the same calls a tool needs and
+ * nothing around them (no run, no HTTP, no confinement): what the tool cannot do without
+ * (docs/adr/0464-file-tools-have-an-own-work-floor.md). Glob crawls synchronously with the tool's
+ * library and options, as the tool crawls a small tree (docs/adr/0465-small-crawls-run-synchronously.md).
+ */
+function fileToolsOwnWork(cwd: string): Record<string, () => Promise<void>> {
+  const readPath = path.join(cwd, 'src/file-1.ts')
+  // A file of its own: a bare write to the Edit call's file would fail the call's read-before-write check.
+  const editPath = path.join(cwd, 'edit-bare.txt')
+  writeFileSync(editPath, 'first alpha line\nsecond line\n')
+  return {
+    Read: async () => {
+      const fd = openSync(readPath, 'r')
+      const size = fstatSync(fd).size
+      const buffer = Buffer.allocUnsafe(size + 1)
+      const length = readSync(fd, buffer, 0, size + 1, 0)
+      closeSync(fd)
+      const lines = buffer.subarray(0, length).toString('utf8').split('\n')
+      lines.map((line, index) => `${String(index + 1).padStart(6)}\t${line}`).join('\n')
+    },
+    Glob: async () => {
+      const files = globSync('src/**/*.ts', {
+        cwd,
+        absolute: true,
+        dot: true,
+        followSymbolicLinks: false,
+        expandDirectories: false,
+        ignore: ['**/.git/**'],
+      })
+      files.map((file) => ({ file, mtimeMs: lstatSync(file).mtimeMs })).sort((a, b) => b.mtimeMs - a.mtimeMs)
+    },
+    // Replaces a word with one of its own length: the file's content stays what the Edit call expects.
+    Edit: async () => {
+      const fd = openSync(editPath, 'r+')
+      const size = fstatSync(fd).size
+      const buffer = Buffer.allocUnsafe(size + 1)
+      const text = buffer.subarray(0, readSync(fd, buffer, 0, size + 1, 0)).toString('utf8')
+      const at = text.indexOf('line')
+      writeSync(fd, Buffer.from(`${text.slice(0, at)}line${text.slice(at + 4)}`), 0)
+      closeSync(fd)
+      statSync(editPath)
+    },
+  }
+}
+
+/** A no-op run plus the tool's own work done bare: the figure the tool's call could reach at best. */
+function nearestAchievable(name: string, noop: number[], ownWork: number[]): Figure {
+  const noopP50 = summarise(noop).p50
+  const own = summarise(ownWork)
+  return ratioFigure({
+    name: `${name}: nearest achievable, a no-op run plus the tool's own work done bare, p50`,
+    unit: 'ms',
+    value: noopP50 + own.p50,
+    baselineName: 'no-op run (ToolSearch) in the same session, p50',
+    baseline: noopP50,
+    details: { ownWorkP50Ms: own.p50, ownWorkRuns: own.requests },
+  })
+}
+
 export async function toolOverhead(seconds: number): Promise<Figure[]> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-tools-'))
   const figures: Figure[] = []
@@ -203,15 +275,13 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         },
       ],
     ]
+    const ownWork = fileToolsOwnWork(session.cwd)
     for (const [name, call] of tools) {
+      const measured = await interleave(noopRun, call, seconds, ownWork[name] ? [ownWork[name]] : [])
       figures.push(
-        figure(
-          `${name}: p50, one client in flight`,
-          'no-op run (ToolSearch) in the same session, p50',
-          await interleave(noopRun, call, seconds),
-          1.2,
-        ),
+        figure(`${name}: p50, one client in flight`, 'no-op run (ToolSearch) in the same session, p50', measured, 1.2),
       )
+      figures.push(nearestAchievable(name, measured.floor, measured.others[0] ?? []))
     }
     noop.close()
     client.close()

@@ -90,9 +90,33 @@ function openCheckedSync(target: string, flags: number, mode?: number): number {
   try {
     return openSync(target, flags | constants.O_NOFOLLOW, mode)
   } catch (error) {
-    if (errorCode(error) === 'ELOOP') throw changed()
+    // ELOOP: a link where the checked path had a file. ENOTDIR on a directory open: a link or a
+    // file where the checked path had a directory.
+    const code = errorCode(error)
+    if (code === 'ELOOP' || (code === 'ENOTDIR' && (flags & constants.O_DIRECTORY) !== 0)) throw changed()
     throw error
   }
+}
+
+/**
+ * The directory opened by its real path in one open, when it exists: accepted only if the
+ * kernel names the opened directory exactly `realDirectory`, so a component swapped for a link
+ * since the check is refused as the walk below would refuse it, after opening at most a
+ * directory (which reads nothing) elsewhere (docs/adr/0463-a-checked-directory-opens-in-one-step.md).
+ * Undefined when it does not exist yet: the caller walks and makes it.
+ */
+function openExistingDirectorySync(roots: readonly string[], realDirectory: string): number | undefined {
+  let fd: number
+  try {
+    fd = openCheckedSync(realDirectory, constants.O_RDONLY | constants.O_DIRECTORY)
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined
+    throw error
+  }
+  const real = readlinkSync(descriptorPath(fd))
+  if (real === realDirectory && isInsideAny(roots, real)) return fd
+  closeSync(fd)
+  throw changed()
 }
 
 /**
@@ -104,6 +128,8 @@ function openCheckedSync(target: string, flags: number, mode?: number): number {
 function openDirectoryInsideSync(roots: readonly string[], realDirectory: string, create: boolean): number {
   const root = roots.filter((candidate) => isInside(candidate, realDirectory)).sort((a, b) => b.length - a.length)[0]
   if (root === undefined) throw changed()
+  const existing = openExistingDirectorySync(roots, realDirectory)
+  if (existing !== undefined) return existing
   const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY
   let fd = openCheckedSync(root, directoryFlags)
   try {

@@ -5,6 +5,7 @@ import { checkReadBeforeWrite, recordWrite } from '../shared/check-read-before-w
 import { readTextFile } from '../shared/descriptor-io.js'
 import { statIfExists } from '../shared/file-stats.js'
 import { tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { type ConfinedResolution, rememberResolution, takeResolution } from '../shared/validated-paths.js'
 import { writeConfinedFile } from '../shared/write-opened-file.js'
 import { applyEdit, editSnippet } from './apply-edit.js'
 
@@ -32,22 +33,34 @@ const PROMPT = `Performs an exact string replacement in a file.
 - Prefer editing existing files to creating new ones.`
 
 /** `original`: the content, null for a file that does not exist, undefined when not read. */
-type Plan = { ok: true; realPath: string; original: string | null | undefined } | { ok: false; message: string }
+type Plan =
+  | { ok: true; resolution: ConfinedResolution; original: string | null | undefined }
+  | { ok: false; message: string }
 
 /**
  * The checks of an edit. `readContent` false skips reading a file whose text is to be replaced:
  * the call reads it again through the descriptor it writes (docs/adr/0386-edits-read-the-file-once-per-call.md).
+ * `resolved`: the call's validation already confined the path (docs/adr/0462-a-call-opens-the-path-its-validation-resolved.md);
+ * the file's state is checked again all the same.
  */
-async function planEdit(input: EditInput, context: ToolUseContext, readContent = true): Promise<Plan> {
+async function planEdit(
+  input: EditInput,
+  context: ToolUseContext,
+  readContent = true,
+  resolved?: ConfinedResolution,
+): Promise<Plan> {
   if (input.old_string === input.new_string) {
     return { ok: false, message: 'No changes to make: old_string and new_string are exactly the same.' }
   }
-  const confined = await tryResolveConfinedPath(input.file_path, context, 'write')
+  const confined = resolved
+    ? { ok: true as const, ...resolved }
+    : await tryResolveConfinedPath(input.file_path, context, 'write')
   if (!confined.ok) return confined
-  const { realPath } = confined
+  const resolution = { realPath: confined.realPath, roots: confined.roots }
+  const { realPath } = resolution
   const stats = await statIfExists(realPath)
   if (stats === null) {
-    if (input.old_string === '') return { ok: true, realPath, original: null }
+    if (input.old_string === '') return { ok: true, resolution, original: null }
     return { ok: false, message: `File does not exist: ${input.file_path}. The working directory is ${context.cwd}.` }
   }
   if (stats.isDirectory()) return { ok: false, message: `${input.file_path} is a directory; give the path of a file.` }
@@ -57,7 +70,7 @@ async function planEdit(input: EditInput, context: ToolUseContext, readContent =
   }
   const fresh: ValidationResult = checkReadBeforeWrite(realPath, input.file_path, stats, context)
   if (!fresh.result) return { ok: false, message: fresh.message }
-  if (!readContent && input.old_string !== '') return { ok: true, realPath, original: undefined }
+  if (!readContent && input.old_string !== '') return { ok: true, resolution, original: undefined }
   // A small file in one synchronous read, as the call reads it (docs/adr/0480).
   const original = await readTextFile(realPath)
   if (input.old_string === '' && original !== '') {
@@ -66,7 +79,7 @@ async function planEdit(input: EditInput, context: ToolUseContext, readContent =
       message: `Cannot create ${input.file_path}: it already exists and is not empty. Give the text to replace in old_string.`,
     }
   }
-  return { ok: true, realPath, original }
+  return { ok: true, resolution, original }
 }
 
 export const EditTool = buildTool({
@@ -83,31 +96,41 @@ export const EditTool = buildTool({
   async validateInput(input: EditInput, context) {
     const plan = await planEdit(input, context)
     if (!plan.ok) return { result: false, message: plan.message }
-    if (typeof plan.original !== 'string' || input.old_string === '') return { result: true }
-    const outcome = applyEdit(plan.original, edit(input), input.file_path)
-    return outcome.ok ? { result: true } : { result: false, message: outcome.message }
+    if (typeof plan.original === 'string' && input.old_string !== '') {
+      const outcome = applyEdit(plan.original, edit(input), input.file_path)
+      if (!outcome.ok) return { result: false, message: outcome.message }
+    }
+    rememberResolution(input, input.file_path, context, plan.resolution)
+    return { result: true }
   },
   async call(input: EditInput, context) {
-    // Planned again: the file may have changed between validation and the call.
-    const plan = await planEdit(input, context, false)
+    // Planned again: the file may have changed between validation and the call. Its path is
+    // the one validation resolved (docs/adr/0462-a-call-opens-the-path-its-validation-resolved.md).
+    const resolved = takeResolution(input, input.file_path, context)
+    const plan = await planEdit(input, context, false, resolved)
     if (!plan.ok) throw new Error(plan.message)
     // A replacement's file exists (planEdit refuses one that does not).
     if (plan.original !== null && input.old_string !== '') {
       // The edit is applied to the content read through the descriptor that is then written:
       // the file checked, read and replaced is one object (docs/adr/0091-open-through-checked-descriptors.md).
       let outcome: ReturnType<typeof applyEdit> | undefined
-      const realPath = await writeConfinedFile(input.file_path, context, async (handle) => {
-        outcome = applyEdit(await handle.readFile('utf8'), edit(input), input.file_path)
-        if (!outcome.ok) throw new Error(outcome.message)
-        return outcome.content
-      })
+      const realPath = await writeConfinedFile(
+        input.file_path,
+        context,
+        async (handle) => {
+          outcome = applyEdit(await handle.readFile('utf8'), edit(input), input.file_path)
+          if (!outcome.ok) throw new Error(outcome.message)
+          return outcome.content
+        },
+        plan.resolution,
+      )
       if (outcome === undefined || !outcome.ok) throw new Error('The edit was not applied.')
       await recordWrite(realPath, context)
       const snippet = editSnippet(outcome.content, outcome.firstIndex, outcome.insertedLength)
       const data: EditOutput = { filePath: realPath, replacements: outcome.replacements, created: false, snippet }
       return { data }
     }
-    const realPath = await writeConfinedFile(input.file_path, context, input.new_string)
+    const realPath = await writeConfinedFile(input.file_path, context, input.new_string, plan.resolution)
     await recordWrite(realPath, context)
     const data: EditOutput = { filePath: realPath, replacements: 1, created: plan.original === null, snippet: '' }
     return { data }

@@ -1,13 +1,14 @@
+import { realpathSync } from 'node:fs'
 import path from 'node:path'
-import { glob } from 'tinyglobby'
 import { z } from 'zod'
 import { isInsideAny } from '../../paths/is-inside.js'
 import { resolveRealPath } from '../../paths/resolve-real-path.js'
-import { realWorkingDirectories } from '../../paths/working-directories.js'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { newestFirst, statIfExists } from '../shared/file-stats.js'
 import { type ConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { rememberResolution, takeResolution } from '../shared/validated-paths.js'
+import { crawlMatches } from './crawl-matches.js'
 
 const GLOB_TOOL_NAME = 'Glob'
 const GLOB_MAX_RESULTS = 100
@@ -31,8 +32,18 @@ const PROMPT = `Fast file pattern matching in the working directories.
 - Symbolic links to directories are not followed.
 - Use it to find files by name; use Grep to search file contents.`
 
-async function resolveSearchDirectory(input: GlobInput, context: ToolUseContext): Promise<ConfinedPath> {
-  const directory = await tryResolveConfinedPath(input.path ?? context.cwd, context, 'read')
+/**
+ * The search directory, confined, and checked to be a directory. `known`: what this call's
+ * validation resolved (docs/adr/0462-a-call-opens-the-path-its-validation-resolved.md).
+ */
+async function resolveSearchDirectory(
+  input: GlobInput,
+  context: ToolUseContext,
+  known?: ReturnType<typeof takeResolution>,
+): Promise<ConfinedPath> {
+  const directory = known
+    ? { ok: true as const, ...known }
+    : await tryResolveConfinedPath(input.path ?? context.cwd, context, 'read')
   if (!directory.ok) return directory
   const stats = await statIfExists(directory.realPath)
   if (stats === null) return { ok: false, message: `Directory does not exist: ${input.path}.` }
@@ -40,7 +51,17 @@ async function resolveSearchDirectory(input: GlobInput, context: ToolUseContext)
   return directory
 }
 
+/** The pattern's checks; the search directory's resolution is remembered for the call. */
 async function checkGlob(input: GlobInput, context: ToolUseContext): Promise<ValidationResult> {
+  const refused = checkPattern(input)
+  if (refused) return refused
+  const directory = await resolveSearchDirectory(input, context)
+  if (!directory.ok) return { result: false, message: directory.message }
+  rememberResolution(input, input.path ?? context.cwd, context, directory)
+  return { result: true }
+}
+
+function checkPattern(input: GlobInput): { result: false; message: string } | undefined {
   if (input.pattern.trim() === '') return { result: false, message: 'The pattern is empty.' }
   if (path.isAbsolute(input.pattern) || input.pattern.split(/[\\/]/).includes('..')) {
     return {
@@ -48,8 +69,7 @@ async function checkGlob(input: GlobInput, context: ToolUseContext): Promise<Val
       message: `The pattern ${input.pattern} must be relative and must not contain "..": put the directory to search in path and keep only the file pattern in pattern.`,
     }
   }
-  const directory = await resolveSearchDirectory(input, context)
-  return directory.ok ? { result: true } : { result: false, message: directory.message }
+  return undefined
 }
 
 /**
@@ -58,21 +78,29 @@ async function checkGlob(input: GlobInput, context: ToolUseContext): Promise<Val
  * followed even when it is a symlink, so a planted link would list another tree's names
  * (docs/adr/0092-glob-and-grep-stay-inside.md).
  */
-async function listedInside(files: string[], context: ToolUseContext): Promise<string[]> {
-  const roots = await realWorkingDirectories(context, 'read')
-  const directories = new Map<string, Promise<boolean>>()
-  const inside = await Promise.all(
-    files.map((file) => {
-      const directory = path.dirname(file)
-      let verdict = directories.get(directory)
-      if (!verdict) {
-        verdict = resolveRealPath(directory).then((real) => isInsideAny(roots, real))
-        directories.set(directory, verdict)
-      }
-      return verdict
-    }),
-  )
-  return files.filter((_file, index) => inside[index])
+async function listedInside(files: string[], roots: readonly string[]): Promise<string[]> {
+  const verdicts = new Map<string, boolean>()
+  const kept: string[] = []
+  for (const file of files) {
+    const directory = path.dirname(file)
+    let inside = verdicts.get(directory)
+    if (inside === undefined) {
+      // A directory just listed exists: one synchronous realpath, no promise per name
+      // (docs/adr/0312); one gone since is resolved as any missing path is.
+      inside = isInsideAny(roots, existingRealPath(directory) ?? (await resolveRealPath(directory)))
+      verdicts.set(directory, inside)
+    }
+    if (inside) kept.push(file)
+  }
+  return kept
+}
+
+function existingRealPath(directory: string): string | undefined {
+  try {
+    return realpathSync.native(directory)
+  } catch {
+    return undefined
+  }
 }
 
 export const GlobTool = buildTool({
@@ -90,13 +118,16 @@ export const GlobTool = buildTool({
   getPath: (input: GlobInput) => input.path,
   validateInput: checkGlob,
   async call(input: GlobInput, context) {
-    // Checked again here: the file tree may have changed between validation and the call.
-    const check = await checkGlob(input, context)
-    if (!check.result) throw new Error(check.message)
-    const resolved = await resolveSearchDirectory(input, context)
+    // Checked again here: the file tree may have changed between validation and the call. The
+    // directory is the one validation resolved and the rules saw; what the crawl lists is
+    // confined below all the same (docs/adr/0462-a-call-opens-the-path-its-validation-resolved.md).
+    const refused = checkPattern(input)
+    if (refused) throw new Error(refused.message)
+    const known = takeResolution(input, input.path ?? context.cwd, context)
+    const resolved = await resolveSearchDirectory(input, context, known)
     if (!resolved.ok) throw new Error(resolved.message)
     const directory = resolved.realPath
-    const files = await glob(input.pattern, {
+    const files = await crawlMatches(input.pattern, {
       cwd: directory,
       absolute: true,
       dot: true,
@@ -106,7 +137,7 @@ export const GlobTool = buildTool({
       ignore: ['**/.git/**'],
       signal: context.abortSignal,
     })
-    const sorted = await newestFirst(await listedInside(files, context))
+    const sorted = await newestFirst(await listedInside(files, resolved.roots))
     const data: GlobOutput = {
       directory,
       filenames: sorted.slice(0, GLOB_MAX_RESULTS),

@@ -6,6 +6,7 @@ import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext } from '../../tool/tool.js'
 import { readSmallSync, readWhole } from '../shared/descriptor-io.js'
 import { openConfinedDescriptor, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
+import { rememberResolution, takeResolution } from '../shared/validated-paths.js'
 import { detectFileKind, SNIFF_BYTES } from './detect-file-kind.js'
 import { readTextLines } from './read-text-lines.js'
 
@@ -85,13 +86,23 @@ export const ReadTool = buildTool({
       }
     }
     if (!stats.isFile()) return { result: false, message: `${input.file_path} is not a regular file.` }
+    rememberResolution(input, input.file_path, context, confined)
     return { result: true }
   },
   async call(input: ReadInput, context) {
     // The file is opened once, through checked descriptors, and everything below reads that
     // object: swapping a directory for a link after the check cannot redirect the read
-    // (docs/adr/0091-open-through-checked-descriptors.md).
-    const opened = await openConfinedDescriptor(input.file_path, context, 'read', constants.O_RDONLY)
+    // (docs/adr/0091-open-through-checked-descriptors.md). The path is the one validation
+    // resolved and the permission rules saw (docs/adr/0462-a-call-opens-the-path-its-validation-resolved.md).
+    const resolved = takeResolution(input, input.file_path, context)
+    const opened = await openConfinedDescriptor(
+      input.file_path,
+      context,
+      'read',
+      constants.O_RDONLY,
+      undefined,
+      resolved,
+    )
     try {
       return await readOpened(input, context, opened.realPath, opened.fd)
     } finally {

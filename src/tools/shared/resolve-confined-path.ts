@@ -13,13 +13,14 @@ import {
   WorkingDirectoryEscapeError,
   workingDirectories,
 } from '../../paths/working-directories.js'
+import type { ConfinedResolution } from './validated-paths.js'
 
 export class PathConfinementError extends Error {
   override name = 'PathConfinementError'
 }
 
-/** A path the tool may use, or the refusal the model gets instead. */
-export type ConfinedPath = { ok: true; realPath: string } | { ok: false; message: string }
+/** A path the tool may use (and the real working directories it was checked against), or the refusal the model gets instead. */
+export type ConfinedPath = ({ ok: true } & ConfinedResolution) | { ok: false; message: string }
 
 /** Linux caps one path component at 255 bytes and a path at 4,095: longer ones are refused before any system call. */
 const MAX_NAME_BYTES = 255
@@ -33,7 +34,7 @@ async function confine(
   filePath: string,
   context: WorkingDirectoryContext,
   access: PathAccess,
-): Promise<{ realPath: string; roots: string[] }> {
+): Promise<ConfinedResolution> {
   if (filePath.trim() === '') throw new PathConfinementError('The path is empty: give an absolute path.')
   if (filePath.includes('\u0000')) throw new PathConfinementError('The path contains a NUL byte.')
   if (filePath.startsWith('~')) {
@@ -122,7 +123,9 @@ export type ConfinedDescriptor = { realPath: string; fd: number; close: () => Pr
 /**
  * openConfinedFile as a descriptor opened synchronously where /proc/self/fd allows, no
  * threadpool round trip (docs/adr/0480-small-files-are-read-synchronously.md), and
- * through openFileInside where it does not. The caller calls `close`.
+ * through openFileInside where it does not. `resolved`: the resolution this call's validation
+ * made, opened as it is; the open still verifies the object against it
+ * (docs/adr/0462-a-call-opens-the-path-its-validation-resolved.md). The caller calls `close`.
  */
 export async function openConfinedDescriptor(
   filePath: string,
@@ -130,8 +133,9 @@ export async function openConfinedDescriptor(
   access: PathAccess,
   flags: number,
   options: { createParents: boolean } = { createParents: false },
+  resolved?: ConfinedResolution,
 ): Promise<ConfinedDescriptor> {
-  const { realPath, roots } = await confine(filePath, context, access)
+  const { realPath, roots } = resolved ?? (await confine(filePath, context, access))
   try {
     const fd = openFileInsideSync(roots, realPath, flags, options)
     if (fd !== undefined) return { realPath, fd, close: async () => closeSync(fd) }
@@ -153,7 +157,7 @@ export async function tryResolveConfinedPath(
   access: PathAccess,
 ): Promise<ConfinedPath> {
   try {
-    return { ok: true, realPath: await resolveConfinedPath(filePath, context, access) }
+    return { ok: true, ...(await confine(filePath, context, access)) }
   } catch (error) {
     if (error instanceof PathConfinementError) return { ok: false, message: error.message }
     throw error

@@ -77,9 +77,11 @@ describe('resolveConfinedPath', () => {
   })
 
   it('gives the refusal as a value for validation, a name past 255 bytes included', async () => {
+    // The working directories it was checked against come with it (docs/adr/0462).
     expect(await tryResolveConfinedPath('a.txt', context(), 'write')).toEqual({
       ok: true,
       realPath: path.join(workspace.cwd, 'a.txt'),
+      roots: [workspace.cwd],
     })
     expect(await tryResolveConfinedPath('/etc/passwd', context(), 'read')).toEqual({
       ok: false,
