@@ -118,6 +118,11 @@ export function createResultYielder(options: YielderOptions) {
       else waiting[waitingCount] = call
       waitingCount++
     },
+    /** The run is over: `waiting` keeps no stale references to its calls (docs/adr/0436). */
+    release(): void {
+      waiting.length = 0
+      waitingCount = 0
+    },
     get allYielded(): boolean {
       return nextToYield === calls.length
     },

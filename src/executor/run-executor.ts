@@ -1,4 +1,4 @@
-import type { ToolUseBlock } from '../messages/content-blocks.js'
+import type { ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
 import { pipelineFaultMessage } from '../messages/tool-error-messages.js'
 import { type CallSpan, startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
@@ -70,6 +70,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   let started = false
   let inputEnded = false
   let done = false
+  /** Once the run is over: its results, the calls themselves being let go of. */
+  let finalResults: ToolResultBlock[] | undefined
   /** Calls' start times count from here: a small integer, where a clock reading is a boxed number per call. */
   const epoch = Date.now()
   let resolveFinished!: (outcome: RunOutcome) => void
@@ -154,6 +156,12 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     }
     sink.finish(outcome, { type: 'run.completed', status, ...(shutdown ? { cancel_reason: 'shutdown' as const } : {}) })
     resolveFinished(outcome)
+    // The run's arrays live as long as the run, and V8 often keeps them in the old generation;
+    // there, once dead, they kept every call and result they pointed to alive through each
+    // scavenge until a full collection. Emptied, they point at nothing (docs/adr/0436).
+    finalResults = outcome.results
+    calls.length = 0
+    yielder.release()
   }
 
   /** `now`: the clock read by the caller for this stretch of work, if it has one (docs/adr/0442). */
@@ -356,7 +364,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       clearTimeout(call.timer)
       if (!waiting) armCallDeadline(call)
     },
-    results: () => yielder.results(),
+    results: () => finalResults ?? yielder.results(),
     finished: runSpan.context === undefined ? finished : endingRunSpan(finished, runSpan),
     get executingCount() {
       return executing.count
