@@ -10,6 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PerformanceObserver } from 'node:perf_hooks'
 import { z } from 'zod'
 import { createRunExecutor } from '../src/executor/run-executor.js'
 import { sinkOf } from '../src/executor/run-sink.js'
@@ -50,16 +51,26 @@ const blocks: ToolUseBlock[] = Array.from({ length: calls }, (_, i) => ({
   input: { value: `v${i}` },
 }))
 
-/** Wall time and the process's CPU time (user + system), both in ms. */
-type Elapsed = { wall: number; cpu: number }
+/** Wall time and the process's CPU time (user + system), both in ms; `from`: when it started (performance.now()). */
+type Elapsed = { wall: number; cpu: number; from: number }
 function stopwatch(): () => Elapsed {
   const wall = performance.now()
   const cpu = process.cpuUsage()
   return () => {
     const used = process.cpuUsage(cpu)
-    return { wall: performance.now() - wall, cpu: (used.user + used.system) / 1000 }
+    return { wall: performance.now() - wall, cpu: (used.user + used.system) / 1000, from: wall }
   }
 }
+
+// The garbage collector's pauses, to tell the rounds it ran in from those it did not: the
+// engine's ratio in rounds without one is its own work, and the rest is its collections'
+// (docs/adr/0434-the-engine-bench-splits-out-its-collections.md).
+const collections: { start: number; end: number }[] = []
+const collectionWatch = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries())
+    collections.push({ start: entry.startTime, end: entry.startTime + entry.duration })
+})
+collectionWatch.observe({ entryTypes: ['gc'] })
 
 async function floor(): Promise<Elapsed> {
   const elapsed = stopwatch()
@@ -122,11 +133,15 @@ for (let round = 0; round < rounds + WARM_UP_ROUNDS; round++) {
   samples.floor.push({
     wall: Math.min(...floors.map((f) => f.wall)),
     cpu: Math.min(...floors.map((f) => f.cpu)),
+    from: 0,
   })
   samples.serial.push(s)
   samples.concurrent.push(c)
 }
 await rm(root, { recursive: true, force: true })
+// The observer hears of a pause in a later task: let the last ones arrive.
+await new Promise((resolve) => setImmediate(resolve))
+collectionWatch.disconnect()
 
 const ratiosOf = (side: 'serial' | 'concurrent', clock: keyof Elapsed) =>
   samples[side].map((sample, index) => sample[clock] / (samples.floor[index] as Elapsed)[clock])
@@ -159,4 +174,33 @@ const figure = (label: 'serial' | 'concurrent'): Figure => {
     },
   }
 }
-emitFigures([figure('serial'), figure('concurrent')])
+/** Whether a collection paused the main thread while this sample ran. */
+const collected = (sample: Elapsed) =>
+  collections.some((pause) => pause.end >= sample.from && pause.start <= sample.from + sample.wall)
+/**
+ * The decomposition of a figure above: the engine's CPU time in the rounds no collection paused
+ * (its own work) against the floor of the same rounds, and what share of its CPU time the rounds'
+ * collections added. No goal: it says how much of the ratio is work and how much is collections.
+ */
+const withoutCollections = (label: 'serial' | 'concurrent'): Figure => {
+  const clean = samples[label].flatMap((sample, index) => (collected(sample) ? [] : [index]))
+  const engineClean = sum(clean.map((index) => (samples[label][index] as Elapsed)[CLOCK]))
+  const floorClean = sum(clean.map((index) => (samples.floor[index] as Elapsed)[CLOCK]))
+  const all = sum(samples[label].map((sample) => sample[CLOCK]))
+  // What all rounds would have cost at the clean rounds' mean: the rest is the collections'.
+  const collectionShare = clean.length === 0 ? 0 : 1 - (engineClean / clean.length) * (rounds / all)
+  return {
+    name: `engine, ${calls} no-op calls, ${label}, rounds no collection paused: ${CLOCK} time per call`,
+    unit: 'µs/call',
+    value: clean.length === 0 ? 0 : perCall(engineClean / clean.length),
+    baselineName: 'the floor in the same rounds',
+    baseline: clean.length === 0 ? 0 : perCall(floorClean / clean.length),
+    ratio: floorClean === 0 ? 0 : Math.round((engineClean / floorClean) * 10) / 10,
+    details: {
+      rounds: clean.length,
+      roundsWithACollection: rounds - clean.length,
+      collectionsShareOfEngineTime: Math.round(collectionShare * 1000) / 1000,
+    },
+  }
+}
+emitFigures([figure('serial'), figure('concurrent'), withoutCollections('serial'), withoutCollections('concurrent')])

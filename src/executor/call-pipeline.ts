@@ -53,8 +53,11 @@ export type PipelineCall = {
   readonly parsedInput: { [key: string]: unknown } | undefined
   /** Set when the executor aborted the call; cheaper than touching the lazily made signal. */
   readonly abortReason: unknown
-  /** Takes the outcome (through handOver, once), always in a later microtask than the start. */
-  settle: ((outcome: CallOutcome | undefined) => void) | undefined
+  /**
+   * Takes the outcome (through handOver, once), always in a later microtask than the start; the
+   * call itself comes as the second argument, typed by whoever set it (docs/adr/0433).
+   */
+  settle: ((outcome: CallOutcome | undefined, call: never) => void) | undefined
 }
 
 type Input = { [key: string]: unknown }
@@ -100,13 +103,29 @@ export function runCallPipeline(run: PipelineRun, call: PipelineCall, context: T
       afterDecision(run, call, context, onProgress, callInput, decision)
       return
     }
-    decision.then(
-      (answer) => afterDecision(run, call, context, onProgress, callInput, answer),
-      (fault: unknown) => handOver(call, faultOf(tool, fault)),
-    )
+    afterGate(run, call, context, onProgress, callInput, decision)
   } catch (fault) {
     later(call, faultOf(tool, fault))
   }
+}
+
+/**
+ * A gate that answered with a promise. Its own function, so the closures' scope is made only on
+ * this path: captured by closures in runCallPipeline, its arguments would be copied into a new
+ * scope object on every call (docs/adr/0433-a-call-carries-what-its-end-needs.md).
+ */
+function afterGate(
+  run: PipelineRun,
+  call: PipelineCall,
+  context: ToolUseContext,
+  onProgress: OnProgress,
+  callInput: Input,
+  decision: Promise<PermissionDecision>,
+): void {
+  decision.then(
+    (answer) => afterDecision(run, call, context, onProgress, callInput, answer),
+    (fault: unknown) => handOver(call, faultOf(call.tool as AnyTool, fault)),
+  )
 }
 
 /** An outcome known at once still arrives in a later microtask, as every outcome does. */
@@ -143,15 +162,29 @@ function afterDecision(
       settleWith(call, tool, rewrittenCall(stagesOf(run, call, context, onProgress), decision.updatedInput))
     } else if (call.abortReason !== undefined) {
       later(call, fail(CANCEL_MESSAGE))
-    } else
-      startTool(tool, callInput, context, run, onProgress).then(
-        (result) => handOver(call, outcomeOf(tool, call.block, result)),
-        (error: unknown) =>
-          settleWith(call, tool, failedCall(stagesOf(run, call, context, onProgress), callInput, error, undefined)),
-      )
+    } else awaitTool(run, call, context, onProgress, callInput)
   } catch (fault) {
     later(call, faultOf(tool, fault))
   }
+}
+
+/** Step 7 on the common path: the tool's promise and its two reactions, the only closures of a call's pipeline. */
+function awaitTool(
+  run: PipelineRun,
+  call: PipelineCall,
+  context: ToolUseContext,
+  onProgress: OnProgress,
+  callInput: Input,
+): void {
+  startTool(call.tool as AnyTool, callInput, context, run, onProgress).then(
+    (result) => handOver(call, outcomeOf(call.tool as AnyTool, call.block, result)),
+    (error: unknown) =>
+      settleWith(
+        call,
+        call.tool as AnyTool,
+        failedCall(stagesOf(run, call, context, onProgress), callInput, error, undefined),
+      ),
+  )
 }
 
 function stagesOf(run: PipelineRun, call: PipelineCall, context: ToolUseContext, onProgress: OnProgress): StagesInput {

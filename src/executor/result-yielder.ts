@@ -110,13 +110,18 @@ export function createResultYielder(options: YielderOptions) {
     drain(): Promise<unknown> | undefined {
       if (unsettled > 0) return queued(drainOnce)
       const pass = drainOnce()
-      return pass === undefined ? undefined : queued(() => pass)
+      return pass === undefined ? undefined : queued(already(pass))
     },
     /** A call has its outcome: its result will be sized and yielded in block order by the next drain. */
     completed(call: TrackedCall): void {
       if (waitingCount === waiting.length) waiting.push(call)
       else waiting[waitingCount] = call
       waitingCount++
+    },
+    /** The run is over: `waiting` keeps no stale references to its calls (docs/adr/0436). */
+    release(): void {
+      waiting.length = 0
+      waitingCount = 0
     },
     get allYielded(): boolean {
       return nextToYield === calls.length
@@ -132,6 +137,14 @@ export function createResultYielder(options: YielderOptions) {
       return stored
     },
   }
+}
+
+/**
+ * A task that hands back a pass already running. Made here, not in `drain`: a closure there over
+ * `pass` would make `drain` allocate a scope on every call, synchronous passes too (docs/adr/0433).
+ */
+function already(pass: Promise<void>): () => Promise<void> {
+  return () => pass
 }
 
 /** The event of a result, with its blob's id when it was stored (no spread of an empty object). */

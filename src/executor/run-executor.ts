@@ -1,8 +1,8 @@
-import type { ToolUseBlock } from '../messages/content-blocks.js'
+import type { ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
 import { pipelineFaultMessage } from '../messages/tool-error-messages.js'
-import { startCallSpan } from '../telemetry/call-span.js'
+import { type CallSpan, startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
-import type { CanUseToolFn, ToolProgressData } from '../tool/tool.js'
+import type { CanUseToolFn, ToolProgressData, ToolUseContext } from '../tool/tool.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
 import { admitCallSafely, outcomeBeforeAdmission } from './admit-call.js'
 import { reportFinished } from './call-outcome.js'
@@ -22,6 +22,17 @@ import { handOver } from './settle-or-abort.js'
 import { abortCall, type TrackedCall, trackCall } from './tracked-call.js'
 
 const RESOLVED = Promise.resolve()
+
+type OnProgress = (data: ToolProgressData) => void
+
+/**
+ * The call's own deadline. Outside armCallDeadline: a closure there would make that function
+ * allocate its scope on every call, calls without a deadline too (docs/adr/0433).
+ */
+function startCallTimer(call: TrackedCall, timeoutMs: number): void {
+  call.timer = setTimeout(() => abortCall(call, { kind: 'timeout', timeoutMs }), timeoutMs)
+  call.timer.unref?.()
+}
 
 /**
  * The scheduler of docs/design.md §6 for one run. Blocks are queued in order; the queue is walked in order
@@ -59,6 +70,10 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   let started = false
   let inputEnded = false
   let done = false
+  /** Once the run is over: its results, the calls themselves being let go of. */
+  let finalResults: ToolResultBlock[] | undefined
+  /** Calls' start times count from here: a small integer, where a clock reading is a boxed number per call. */
+  const epoch = Date.now()
   let resolveFinished!: (outcome: RunOutcome) => void
   const finished = new Promise<RunOutcome>((resolve) => {
     resolveFinished = resolve
@@ -141,6 +156,12 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     }
     sink.finish(outcome, { type: 'run.completed', status, ...(shutdown ? { cancel_reason: 'shutdown' as const } : {}) })
     resolveFinished(outcome)
+    // The run's arrays live as long as the run, and V8 often keeps them in the old generation;
+    // there, once dead, they kept every call and result they pointed to alive through each
+    // scavenge until a full collection. Emptied, they point at nothing (docs/adr/0436).
+    finalResults = outcome.results
+    calls.length = 0
+    yielder.release()
   }
 
   /** `now`: the clock read by the caller for this stretch of work, if it has one (docs/adr/0442). */
@@ -154,7 +175,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     clearTimeout(call.timer)
     call.status = 'completed'
     call.outcome = outcome
-    const duration = call.startedAt === undefined ? 0 : now - call.startedAt
+    const duration = call.startedAt === undefined ? 0 : now - epoch - call.startedAt
     sink.event({ type: 'tool.completed', tool_use_id: call.block.id, is_error: outcome.isError, duration_ms: duration })
     if (options.onCallFinished) reportFinished(options.onCallFinished, call, outcome, duration)
     // Serial calls change the context before the next call starts; a concurrent group's
@@ -197,43 +218,65 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     call.status = 'executing'
     executing.count++
     if (!call.safe) executing.unsafe++
-    call.startedAt = now
+    call.startedAt = now - epoch
     sink.event({ type: 'tool.started', tool_use_id: call.block.id })
     armCallDeadline(call)
     const span = startCallSpan(runSpan.context, tool.name, call.block.id)
-    call.settle = (outcome) => {
-      // Called once (handOver clears it): what the call's closures hold is garbage from here.
-      span.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
-      // One clock read for this call's end and the next call's start (docs/adr/0442).
-      const now = Date.now()
-      // Only this call ran: no other completion of the run can share its drain, so it drains in
-      // this job once the next call started (docs/adr/0443). Otherwise the drain is queued before
-      // the next call starts, so its place among the microtasks is what it always was.
-      const alone = executing.count === 1
-      if (call.abortReason !== undefined) stop(call, call.abortReason)
-      else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true }, now)
-      if (!alone) drain()
-      schedule(now)
-      // A drain already queued (a cancel, a cascade to the queued calls) yields this result too.
-      if (alone && !drainQueued) drainNow()
-    }
+    call.span = span
+    // One function for the run rather than a closure per call; the call comes with the outcome
+    // (docs/adr/0433-a-call-carries-what-its-end-needs.md).
+    call.settle = settled
     const context = toCallContext(session, callFields, call.block.id, call)
-    const onProgress = (data: ToolProgressData) => {
-      if (call.status === 'executing') sink.event({ type: 'tool.progress', tool_use_id: call.block.id, data })
-    }
+    const onProgress = progressOf(call)
     try {
       if (runSpan.context === undefined) runCallPipeline(pipelineRun, call, context, onProgress)
-      else span.run(() => runCallPipeline(pipelineRun, call, context, onProgress), undefined)
+      else runInSpan(span, call, context, onProgress)
     } catch (fault) {
-      RESOLVED.then(() => handOver(call, { content: pipelineFaultMessage(tool.name, String(fault)), isError: true }))
+      faultLater(call, String(fault))
     }
+    // Read once, at the start: a finished call keeps only what its result needs (docs/adr/0433).
+    call.parsedInput = undefined
+  }
+
+  /** A running call's end, handed over once by handOver (settle-or-abort.ts). */
+  function settled(outcome: CallOutcome | undefined, call: TrackedCall): void {
+    const tool = call.tool!
+    call.span?.end(call.abortReason?.kind ?? (outcome?.isError === false ? undefined : 'tool_error'))
+    call.span = undefined
+    // One clock read for this call's end and the next call's start (docs/adr/0442).
+    const now = Date.now()
+    // Only this call ran: no other completion of the run can share its drain, so it drains in
+    // this job once the next call started (docs/adr/0443). Otherwise the drain is queued before
+    // the next call starts, so its place among the microtasks is what it always was.
+    const alone = executing.count === 1
+    if (call.abortReason !== undefined) stop(call, call.abortReason)
+    else finish(call, outcome ?? { content: pipelineFaultMessage(tool.name, 'no outcome'), isError: true }, now)
+    if (!alone) drain()
+    schedule(now)
+    // A drain already queued (a cancel, a cascade to the queued calls) yields this result too.
+    if (alone && !drainQueued) drainNow()
+  }
+
+  /** The tool's progress callback: a closure over the call alone, made in its own scope (docs/adr/0433). */
+  function progressOf(call: TrackedCall): OnProgress {
+    return (data) => {
+      if (call.status === 'executing') sink.event({ type: 'tool.progress', tool_use_id: call.block.id, data })
+    }
+  }
+
+  /** With tracing on, the pipeline runs with the call's span active. Not inline: see progressOf. */
+  function runInSpan(span: CallSpan, call: TrackedCall, context: ToolUseContext, onProgress: OnProgress): void {
+    span.run(() => runCallPipeline(pipelineRun, call, context, onProgress), undefined)
+  }
+
+  /** A pipeline that threw before it could settle: its text, in a later microtask like every outcome. */
+  function faultLater(call: TrackedCall, fault: string): void {
+    RESOLVED.then(() => handOver(call, { content: pipelineFaultMessage(call.tool!.name, fault), isError: true }))
   }
 
   function armCallDeadline(call: TrackedCall): void {
     const timeoutMs = options.options.callTimeoutMs ?? call.tool?.defaultTimeoutMs
-    if (timeoutMs === undefined) return
-    call.timer = setTimeout(() => abortCall(call, { kind: 'timeout', timeoutMs }), timeoutMs)
-    call.timer.unref?.()
+    if (timeoutMs !== undefined) startCallTimer(call, timeoutMs)
   }
 
   /** Starts what the rules allow, walking the queue in order; the first call that can't start is a barrier. */
@@ -321,7 +364,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       clearTimeout(call.timer)
       if (!waiting) armCallDeadline(call)
     },
-    results: () => yielder.results(),
+    results: () => finalResults ?? yielder.results(),
     finished: runSpan.context === undefined ? finished : endingRunSpan(finished, runSpan),
     get executingCount() {
       return executing.count

@@ -2,7 +2,7 @@
 const ABORT_GRACE_MS = 5_000
 
 /** A running call's hand-over of its outcome: present until the first hand-over. */
-export type SettleHolder<T> = { settle: ((outcome: T | undefined) => void) | undefined }
+export type SettleHolder<T> = { settle: ((outcome: T | undefined, holder: never) => void) | undefined }
 
 /**
  * Hands the call's outcome over exactly once: the first hand-over — the pipeline's outcome, or,
@@ -16,7 +16,8 @@ export function handOver<T>(call: SettleHolder<T>, outcome: T | undefined): void
   const settle = call.settle
   if (settle === undefined) return
   call.settle = undefined
-  settle(outcome)
+  // The holder comes along, so one function can serve every call of a run (docs/adr/0433).
+  ;(settle as (outcome: T | undefined, holder: SettleHolder<T>) => void)(outcome, call)
 }
 
 /**

@@ -20,6 +20,8 @@ export function applyToolThreshold(call: TrackedCall, options: ResultStageOption
   if (call.tool && !outcome.isError && !outcome.blob && length > 0 && length <= persistenceThreshold(call.tool)) {
     // The common case needs no blob id, no store and no await.
     call.result = raw
+    // The result is all a finished call keeps (docs/adr/0433-a-call-carries-what-its-end-needs.md).
+    call.outcome = undefined
     return undefined
   }
   return storeOrFail(call, options)
@@ -33,6 +35,7 @@ async function storeOrFail(call: TrackedCall, options: ResultStageOptions): Prom
     const message = `the result could not be stored: ${error instanceof Error ? error.message : String(error)}`
     call.result = toolResult(call.block.id, pipelineFaultMessage(call.tool?.name ?? call.block.name, message), true)
   }
+  call.outcome = undefined
 }
 
 async function thresholdOrThrow(call: TrackedCall, options: ResultStageOptions): Promise<void> {

@@ -1,5 +1,6 @@
 import type { ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
 import type { BlobRef } from '../results/blob-store.js'
+import type { CallSpan } from '../telemetry/call-span.js'
 import type { AnyTool, ContextModifier } from '../tool/tool.js'
 import type { AbortReason } from './abort-reason.js'
 import type { CallOutcome } from './call-pipeline.js'
@@ -16,18 +17,23 @@ export type TrackedCall = {
   /** Set once, when the executor aborts the call. */
   abortReason: AbortReason | undefined
   tool: AnyTool | undefined
+  /** Cleared once the call started: only its start reads it (docs/adr/0433). */
   parsedInput: { [key: string]: unknown } | undefined
   /** Decided once at queue time: parsed input AND isConcurrencySafe(parsed) without throwing. */
   safe: boolean
   status: CallStatus
+  /** Milliseconds since the run's executor was made. */
   startedAt: number | undefined
+  /** The call's span while it runs (the shared no-op span when tracing is off). */
+  span: CallSpan | undefined
+  /** Cleared once `result` is made from it (docs/adr/0433). */
   outcome: CallOutcome | undefined
   /** The block after the per-tool size threshold; set before the call may be yielded. */
   result: ToolResultBlock | undefined
   blob: BlobRef | undefined
   timer: NodeJS.Timeout | undefined
   /** Takes the call's outcome while it runs; cleared by the first hand-over (settle-or-abort.ts). */
-  settle: ((outcome: CallOutcome | undefined) => void) | undefined
+  settle: ((outcome: CallOutcome | undefined, call: TrackedCall) => void) | undefined
   /** Set when the block was refused before it could run (streamed input cut off): its error text. */
   refusal: string | undefined
   /** The outcome a block already had when its run was taken over from a lost instance. */
@@ -61,6 +67,7 @@ export function trackCall(
     safe: false,
     status: 'queued',
     startedAt: undefined,
+    span: undefined,
     outcome: undefined,
     result: undefined,
     blob: undefined,

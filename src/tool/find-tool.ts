@@ -8,5 +8,10 @@ export function findToolByName<T extends { name: string; aliases?: readonly stri
   tools: readonly T[],
   name: string,
 ): T | undefined {
-  return tools.find((tool) => toolMatchesName(tool, name))
+  // A loop, not `find` with a closure over `name`: this runs for every call (docs/adr/0433).
+  for (let index = 0; index < tools.length; index++) {
+    const tool = tools[index] as T
+    if (toolMatchesName(tool, name)) return tool
+  }
+  return undefined
 }
