@@ -188,6 +188,14 @@ try {
     const own = (stage: string) => spawnerStamps.find(([name, stampId]) => name === stage && stampId === id)?.[2]
     const mine = (stage: string) => inWindow.find(([name, stampId]) => name === stage && stampId === id)?.[2]
     const request = at('http-request') as number
+    if (id === undefined) {
+      // The no-op run: no process, only the HTTP round trip and the run.
+      add('client sends → service parses the request', request - sent)
+      add('request → response written (the run, no process)', (at('http-response-written') ?? 0) - request)
+      add('response written → client has it', received - (at('http-response-written') ?? 0))
+      add('total, client', received - sent)
+      continue
+    }
     const stamps: [string, number | undefined][] = [
       ['client sends → service parses the request', request - sent],
       ['request → spawn request sent to the spawner', (mine('service-sent-spawn') ?? 0) - request],
