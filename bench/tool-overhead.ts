@@ -23,25 +23,75 @@ import {
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import type { Readable } from 'node:stream'
 import { parseArgs } from 'node:util'
 import { globSync } from 'tinyglobby'
+import { containedShellArgv, WRAPPER_SHELL } from '../src/tools/bash/containment.js'
+import { commandEnvironment, MERGE_STDERR } from '../src/tools/bash/run-shell-command.js'
+import { BWRAP_COMMAND, bubblewrapArguments } from '../src/tools/bash/sandbox.js'
+import { connectSpawner } from '../src/tools/bash/spawner-client.js'
 import { searchArguments } from '../src/tools/grep/grep-arguments.js'
 import { noopBatch } from './lib/noop-batch.js'
 import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
 import { jsonClient, summarise, timeSerially } from './lib/serial-latency.js'
-import { type ServerProcess, startService } from './lib/server-process.js'
+import { REPOSITORY, type ServerProcess, startService } from './lib/server-process.js'
 
 type Measured = { service: number[]; floor: number[] }
+
+/**
+ * The service's own argv for Bash `true` started two ways without the service: bare from this
+ * process, and through a spawner process of the compiled build (src/tools/bash/spawner-main.ts)
+ * launched from here. Against the floor, the first is what the containment itself adds (the
+ * namespace's init shell, bubblewrap's layout, the start announce: behaviour, docs/adr/0461,
+ * 0384, 0301); the second adds the spawner hop; the service's figure adds the HTTP request and
+ * the run. Figures with their floor and no goal: the decomposition of goal 2
+ * (docs/adr/0474-the-bash-figures-show-their-decomposition.md).
+ */
+async function commandParts(argv: readonly string[], cwd: string) {
+  const spawner = await connectSpawner(path.join(REPOSITORY, 'dist/src/tools/bash/spawner-main.js'))
+  const env = commandEnvironment()
+  const [file = '', ...args] = argv
+  const throughSpawner = async () => {
+    const launched = await spawner.launch(file, args, { cwd, env, announcesStart: true, sameSession: true })
+    launched.stdout.resume()
+    launched.stderr.resume()
+    const [code] = await launched.exited
+    await launched.closed
+    if (code !== 0) throw new Error(`${file} exited with ${code} through the spawner`)
+  }
+  return { bare: () => spawnBare(file, args, cwd, true), throughSpawner, close: () => spawner.kill() }
+}
+
+/** The two rows of commandParts' figures, against `floorName`'s p50. */
+function partFigures(label: string, floorName: string, floor: number[], bare: number[], throughSpawner: number[]) {
+  const row = (name: string, latencies: number[]) =>
+    ratioFigure({
+      name,
+      unit: 'ms',
+      value: summarise(latencies).p50,
+      baselineName: floorName,
+      baseline: summarise(floor).p50,
+      details: { p99Ms: summarise(latencies).p99, runs: latencies.length },
+    })
+  return [
+    row(`${label}: the service's argv spawned bare, p50 (the containment's own cost)`, bare),
+    row(`${label}: the service's argv through a spawner, no HTTP, p50 (plus the spawner hop)`, throughSpawner),
+  ]
+}
 
 const BWRAP_FLOOR = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent']
 const PID_NAMESPACE_FLOOR = ['--pdeathsig', 'KILL', 'unshare', '--pid', '--fork', '--kill-child', '--mount-proc', '--']
 
-/** Spawns `file args` from this process and resolves once it exited and its pipes closed. */
-function spawnBare(file: string, args: readonly string[], cwd?: string): Promise<void> {
+/**
+ * Spawns `file args` from this process and resolves once it exited and its pipes closed. With
+ * `announces`, fd 3 is a pipe too, as the service gives its wrapper shells (docs/adr/0301).
+ */
+function spawnBare(file: string, args: readonly string[], cwd?: string, announces = false): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    child.stdout.resume()
-    child.stderr.resume()
+    const child = spawn(file, args, { cwd, stdio: ['ignore', 'pipe', 'pipe', ...(announces ? ['pipe' as const] : [])] })
+    child.stdout?.resume()
+    child.stderr?.resume()
+    ;(child.stdio[3] as Readable | null | undefined)?.resume()
     child.once('error', reject)
     child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited with ${code}`))))
   })
@@ -201,12 +251,21 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
     const containment = readyz.bash_containment ?? 'unknown'
     const bashTrue = () => client.run('Bash', { command: 'true' })
     // The same containment as the service's, spawned bare: what the namespace itself costs.
+    const offParts = await commandParts(
+      containedShellArgv(containment === 'pid-namespace' ? 'pid-namespace' : 'process-group', MERGE_STDERR, 'true'),
+      session.cwd,
+    )
     const sameContainment =
       containment === 'pid-namespace'
         ? [() => spawnBare('setpriv', [...PID_NAMESPACE_FLOOR, 'bash', '-c', 'true'])]
         : []
-    const offMeasured = await interleave(() => spawnBare('bash', ['-c', 'true']), bashTrue, seconds, sameContainment)
-    const [namespaceFloor] = offMeasured.others
+    const offMeasured = await interleave(() => spawnBare('bash', ['-c', 'true']), bashTrue, seconds, [
+      ...sameContainment,
+      offParts.bare,
+      offParts.throughSpawner,
+    ]).finally(offParts.close)
+    const [namespaceFloor, offBare = [], offThroughSpawner = []] =
+      offMeasured.others.length === 3 ? offMeasured.others : [undefined, ...offMeasured.others]
     figures.push(
       figure(
         'Bash `true`, sandbox off: p50, one client in flight',
@@ -229,6 +288,15 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         ),
       )
     }
+    figures.push(
+      ...partFigures(
+        'Bash `true`, sandbox off',
+        namespaceFloor ? 'the same PID namespace bare, p50' : 'bare `bash -c true`, p50',
+        namespaceFloor ?? offMeasured.floor,
+        offBare,
+        offThroughSpawner,
+      ),
+    )
 
     const grepInput = { pattern: 'needle', path: session.cwd }
     const rgArgs = searchArguments('rg', {
@@ -239,17 +307,28 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       lineNumbers: true,
       multiline: false,
     })
+    // The same search through a spawner from here: the hop without the HTTP request and the tool's code.
+    const grepParts = await commandParts(['rg', ...rgArgs], session.cwd)
+    const grepMeasured = await interleave(
+      () => spawnBare('rg', rgArgs, session.cwd),
+      () => client.run('Grep', grepInput),
+      seconds,
+      [grepParts.throughSpawner],
+    ).finally(grepParts.close)
     figures.push(
       figure(
         'Grep, 40 files: p50, one client in flight',
         'bare `rg` with the same argv from Node, p50',
-        await interleave(
-          () => spawnBare('rg', rgArgs, session.cwd),
-          () => client.run('Grep', grepInput),
-          seconds,
-        ),
+        grepMeasured,
         1.1,
       ),
+      ratioFigure({
+        name: 'Grep, 40 files: the same `rg` through a spawner, no HTTP, p50 (the spawner hop)',
+        unit: 'ms',
+        value: summarise(grepMeasured.others[0] ?? []).p50,
+        baselineName: 'bare `rg` with the same argv from Node, p50',
+        baseline: summarise(grepMeasured.floor).p50,
+      }),
     )
 
     const noop = jsonClient(`${off.url}/v1/runs`)
@@ -300,16 +379,32 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
     try {
       const session = await benchSession(sandboxed)
       const client = runClient(sandboxed, session.id)
+      // The layout of a session's call: its cwd writable, a blob directory read-only.
+      const blobs = await mkdtemp(path.join(scratch, 'blobs-'))
+      const layout = { cwd: session.cwd, writableDirectories: [session.cwd], readOnlyDirectories: [blobs] }
+      const parts = await commandParts(
+        [BWRAP_COMMAND, ...bubblewrapArguments(layout), WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', 'true'],
+        session.cwd,
+      )
+      const measured = await interleave(
+        () => spawnBare('bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true']),
+        () => client.run('Bash', { command: 'true' }),
+        seconds,
+        [parts.bare, parts.throughSpawner],
+      ).finally(parts.close)
       figures.push(
         figure(
           'Bash `true`, bubblewrap: p50, one client in flight',
           'bare `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent bash -c true`, p50',
-          await interleave(
-            () => spawnBare('bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true']),
-            () => client.run('Bash', { command: 'true' }),
-            seconds,
-          ),
+          measured,
           1.15,
+        ),
+        ...partFigures(
+          'Bash `true`, bubblewrap',
+          'the bare `bwrap --ro-bind / / …` floor, p50',
+          measured.floor,
+          measured.others[0] ?? [],
+          measured.others[1] ?? [],
         ),
       )
       client.close()

@@ -32,7 +32,7 @@ export function buildOnce(): void {
 let benchBuilt = false
 
 /** `tsc -p tsconfig.bench.json` once: the compiled engine benches and bench servers (run-all.ts builds it first). */
-function buildBenchOnce(): void {
+export function buildBenchOnce(): void {
   buildOnce()
   if (benchBuilt || process.env.BENCH_BUILT === '1') return
   execFileSync(

@@ -38,7 +38,7 @@ export type ShellRunResult = {
 // First it says on fd 3 that the command's containment is set up (bubblewrap's sandbox, the PID
 // namespace), and closes fd 3 for the command: starts are paced by the time they really take
 // (docs/adr/0301-process-starts-are-paced.md).
-const MERGE_STDERR = 'printf . >&3; exec bash -c "$1" 2>&1 3>&-'
+export const MERGE_STDERR = 'printf . >&3; exec bash -c "$1" 2>&1 3>&-'
 
 // What programs expect to find (docs/adr/0101-bash-environment.md); with a default where a
 // missing value would break common commands.

@@ -58,18 +58,22 @@ async function resolveSearchPath(input: GrepInput, context: ToolUseContext): Pro
 export function createGrepTool(options: { backend?: GrepBackend } = {}) {
   const backend = () => options.backend ?? detectGrepBackend()
 
-  async function check(input: GrepInput, context: ToolUseContext): Promise<ValidationResult> {
-    if (input.pattern === '') return { result: false, message: 'The pattern is empty.' }
+  /** What the input alone makes impossible, before any path is looked at. */
+  function inputProblem(input: GrepInput): string | undefined {
+    if (input.pattern === '') return 'The pattern is empty.'
     if (
       input.multiline &&
       (input.output_mode ?? 'files_with_matches') !== 'files_with_matches' &&
       backend() === 'grep'
     ) {
-      return {
-        result: false,
-        message: `multiline with output_mode "${input.output_mode}" needs ripgrep, which is not installed here: use output_mode "files_with_matches".`,
-      }
+      return `multiline with output_mode "${input.output_mode}" needs ripgrep, which is not installed here: use output_mode "files_with_matches".`
     }
+    return undefined
+  }
+
+  async function check(input: GrepInput, context: ToolUseContext): Promise<ValidationResult> {
+    const problem = inputProblem(input)
+    if (problem !== undefined) return { result: false, message: problem }
     const target = await resolveSearchPath(input, context)
     return target.ok ? { result: true } : { result: false, message: target.message }
   }
@@ -89,9 +93,10 @@ export function createGrepTool(options: { backend?: GrepBackend } = {}) {
     getPath: (input: GrepInput) => input.path,
     validateInput: check,
     async call(input: GrepInput, context) {
-      // Checked again here: the file tree may have changed between validation and the call.
-      const checked = await check(input, context)
-      if (!checked.result) throw new Error(checked.message)
+      // Checked again here, the path resolved once: the file tree may have changed between
+      // validation and the call (the same messages as validation's).
+      const problem = inputProblem(input)
+      if (problem !== undefined) throw new Error(problem)
       const resolved = await resolveSearchPath(input, context)
       if (!resolved.ok) throw new Error(resolved.message)
       const target = resolved.realPath

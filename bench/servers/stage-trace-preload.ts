@@ -1,0 +1,47 @@
+/**
+ * Loaded into the service with `--import` by bench/spawn-stages.ts: stamps (stage-stamps.ts) when
+ * an HTTP request arrives (Node's own diagnostics channel) and its answer is handed to Node, each
+ * message to and from the spawner, and the close of each command's stdout handle; and starts the
+ * spawner as traced-spawner.ts. Nothing in the service changes: only Node's `fork` is wrapped.
+ * SIGUSR2 writes the stamps of both processes into STAGE_TRACE_DIR.
+ */
+import childProcess, { type ChildProcess } from 'node:child_process'
+import diagnostics from 'node:diagnostics_channel'
+import { ServerResponse } from 'node:http'
+import { syncBuiltinESMExports } from 'node:module'
+import type { Socket } from 'node:net'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { stamp, writeStampsOnSignal } from './stage-stamps.js'
+
+let spawner: ChildProcess | undefined
+writeStampsOnSignal(path.join(process.env.STAGE_TRACE_DIR ?? '.', 'service.json'), () => spawner?.kill('SIGUSR2'))
+
+let requests = 0
+diagnostics.subscribe('http.server.request.start', () => stamp('http-request', ++requests))
+// When the answer is handed to Node (its 'finish' comes only when the loop next polls).
+const realEnd = ServerResponse.prototype.end
+ServerResponse.prototype.end = function end(this: ServerResponse, ...args: unknown[]) {
+  stamp('http-response-written', requests)
+  return (realEnd as (...all: unknown[]) => ServerResponse).apply(this, args)
+} as typeof realEnd
+
+const TRACED = fileURLToPath(new URL('./traced-spawner.js', import.meta.url))
+const realFork = childProcess.fork
+childProcess.fork = ((modulePath: string, ...rest: unknown[]) => {
+  const isSpawner = String(modulePath).endsWith('spawner-main.js')
+  const child = (realFork as (...all: unknown[]) => ChildProcess)(isSpawner ? TRACED : modulePath, ...rest)
+  if (!isSpawner) return child
+  spawner = child
+  child.prependListener('message', (message: { type: string; id?: number }, handle?: Socket) => {
+    stamp(`service-got-${message.type}`, message.id ?? 0)
+    if (message.type === 'spawned' && handle) handle.once('close', () => stamp('service-stdout-close', message.id ?? 0))
+  })
+  const realSend = child.send.bind(child) as (...all: unknown[]) => boolean
+  child.send = ((message: { type: string; id?: number }, ...more: unknown[]) => {
+    stamp(`service-sent-${message.type}`, message.id ?? 0)
+    return realSend(message, ...more)
+  }) as typeof child.send
+  return child
+}) as typeof realFork
+syncBuiltinESMExports()

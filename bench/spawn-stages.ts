@@ -1,0 +1,263 @@
+/**
+ * Where a Bash `true` or Grep call's time goes, stage by stage, next to the same stages of the
+ * bare floor (issue 23, goal 2). The service runs as `node dist/server.js` with a preload that
+ * stamps its HTTP request and answer and each spawner message, and a spawner that stamps its
+ * `spawn()` and the command's exit (bench/servers/stage-trace-preload.ts, traced-spawner.ts);
+ * the stamps are CLOCK_MONOTONIC, shared by the three processes. Calls alternate with the floor
+ * spawned from this process (the argv of bench/tool-overhead.ts), one in flight; each stage is a
+ * median over the calls. A diagnosis, not a figure of `npm run bench`.
+ *
+ *   npx tsx bench/spawn-stages.ts [--tool bash|grep|noop] [--sandbox off|bwrap] [--calls 200] [--nice 10] [--profile DIR]
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { searchArguments } from '../src/tools/grep/grep-arguments.js'
+import { noopBatch } from './lib/noop-batch.js'
+import { jsonClient } from './lib/serial-latency.js'
+import { buildBenchOnce, REPOSITORY, startService } from './lib/server-process.js'
+import type { Stamp } from './servers/stage-stamps.js'
+
+const { values } = parseArgs({
+  options: {
+    tool: { type: 'string', default: 'bash' },
+    sandbox: { type: 'string', default: 'off' },
+    calls: { type: 'string', default: '200' },
+    nice: { type: 'string', default: '10' },
+    /** A directory for the service's `--cpu-prof` profile. */
+    profile: { type: 'string' },
+    /** A file for `strace -f -ttt` of the service and its spawner over the first 20 measured calls. */
+    strace: { type: 'string' },
+  },
+})
+const calls = Number(values.calls)
+const now = () => Number(process.hrtime.bigint()) / 1000
+
+const BWRAP_FLOOR = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent']
+const PID_NAMESPACE_FLOOR = ['--pdeathsig', 'KILL', 'unshare', '--pid', '--fork', '--kill-child', '--mount-proc', '--']
+
+/** The floor's own stages, stamped in this process as the spawner stamps the service's. */
+function spawnBare(file: string, args: readonly string[], cwd?: string): Promise<Record<string, number>> {
+  return new Promise((resolve, reject) => {
+    const stamps: Record<string, number> = { call: now() }
+    const child = spawn(file, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    stamps.returned = now()
+    child.stdout.resume()
+    child.stderr.resume()
+    child.once('error', reject)
+    child.once('exit', () => {
+      stamps.exit = now()
+    })
+    child.once('close', (code) => {
+      stamps.close = now()
+      if (code === 0) resolve(stamps)
+      else reject(new Error(`${file} exited with ${code}`))
+    })
+  })
+}
+
+/** strace of `pid` and every thread and child, resolved once it is attached. */
+async function startStrace(pid: number, file: string): Promise<ChildProcess> {
+  const tracer = spawn('strace', ['-f', '-ttt', '-s', '64', '-o', file, '-p', String(pid)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  await new Promise((resolve) => tracer.stderr.once('data', resolve))
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  return tracer
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+
+async function readStamps(file: string): Promise<Stamp[]> {
+  for (let tries = 0; tries < 100 && !existsSync(file); tries += 1) await new Promise((r) => setTimeout(r, 50))
+  return JSON.parse(readFileSync(file, 'utf8')) as Stamp[]
+}
+
+const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-stages-'))
+const traceDir = path.join(scratch, 'trace')
+await mkdir(traceDir)
+buildBenchOnce()
+const service = await startService(
+  scratch,
+  {
+    TOOLEXEC_SANDBOX: values.sandbox as string,
+    TOOLEXEC_WARM_SANDBOXES: '0',
+    TOOLEXEC_PROCESS_NICE: values.nice as string,
+    STAGE_TRACE_DIR: traceDir,
+  },
+  [
+    '--import',
+    path.join(REPOSITORY, 'dist/bench/servers/stage-trace-preload.js'),
+    ...(values.profile ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', values.profile] : []),
+  ],
+)
+try {
+  const sessions = jsonClient(`${service.url}/v1/sessions`)
+  const session = JSON.parse(
+    await sessions.post(JSON.stringify({ cwd: 'bench', permissions: { allow: ['Bash'] } })),
+  ) as { session_id: string; cwd: string }
+  sessions.close()
+  await mkdir(path.join(session.cwd, 'src'), { recursive: true })
+  for (let index = 0; index < 40; index += 1) {
+    const lines = Array.from({ length: 50 }, (_unused, line) => `export const value${line} = ${index * line} // line`)
+    if (index % 10 === 0) lines.push('// the needle is here')
+    await writeFile(path.join(session.cwd, 'src', `file-${index}.ts`), `${lines.join('\n')}\n`)
+  }
+  const readyz = (await (await fetch(`${service.url}/readyz`)).json()) as { bash_containment?: string }
+  const grep = values.tool === 'grep'
+  const input = grep ? { pattern: 'needle', path: session.cwd } : { command: 'true' }
+  // The no-op run: what the HTTP round trip and a run cost with no process at all.
+  const body =
+    values.tool === 'noop'
+      ? noopBatch(1, { session_id: session.session_id })
+      : JSON.stringify({
+          session_id: session.session_id,
+          tool_uses: [{ type: 'tool_use', id: 'toolu_1', name: grep ? 'Grep' : 'Bash', input }],
+        })
+  const floor: [string, string[], string | undefined] = grep
+    ? [
+        'rg',
+        searchArguments('rg', {
+          pattern: 'needle',
+          path: session.cwd,
+          outputMode: 'files_with_matches',
+          caseInsensitive: false,
+          lineNumbers: true,
+          multiline: false,
+        }),
+        session.cwd,
+      ]
+    : values.sandbox === 'bwrap'
+      ? ['bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true'], undefined]
+      : ['setpriv', [...PID_NAMESPACE_FLOOR, 'bash', '-c', 'true'], undefined]
+  const client = jsonClient(`${service.url}/v1/runs`)
+  // The spawner is the service's one child process while no command runs.
+  const servicePid = service.child.pid as number
+  const spawnerPid = Number(
+    readFileSync(`/proc/${servicePid}/task/${servicePid}/children`, 'utf8').trim().split(' ')[0],
+  )
+  const cpu = (pid: number | undefined) => {
+    if (pid === undefined) return Number.NaN
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    // utime and stime, in clock ticks (100 a second): fields 14 and 15 of stat.
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  }
+  const windows: [number, number][] = []
+  const floors: Record<string, number>[] = []
+  const cpuBefore: (number | NodeJS.CpuUsage)[] = []
+  let tracer: ChildProcess | undefined
+  for (let round = 0; round < calls + 20; round += 1) {
+    const bare = await spawnBare(...floor)
+    const sent = now()
+    const answer = JSON.parse(await client.post(body)) as { results: { is_error?: boolean }[] }
+    const received = now()
+    if (answer.results[0]?.is_error) throw new Error(`the call failed: ${JSON.stringify(answer.results[0])}`)
+    // The first 20 of each warm both up.
+    if (round === 20 && values.strace) tracer = await startStrace(servicePid, values.strace)
+    if (round === 40 && tracer) {
+      tracer.kill('SIGINT')
+      tracer = undefined
+    }
+    if (round === 20) cpuBefore.push(cpu(service.child.pid), cpu(spawnerPid), process.cpuUsage())
+    if (round >= 20) {
+      floors.push(bare)
+      windows.push([sent, received])
+    }
+  }
+  const cpuAfter = [cpu(service.child.pid), cpu(spawnerPid), process.cpuUsage(cpuBefore[2] as NodeJS.CpuUsage)]
+  client.close()
+  process.kill(service.child.pid as number, 'SIGUSR2')
+  const serviceStamps = await readStamps(path.join(traceDir, 'service.json'))
+  const spawnerStamps = await readStamps(path.join(traceDir, 'spawner.json'))
+
+  const stages = new Map<string, number[]>()
+  const add = (name: string, value: number | undefined) => {
+    if (value === undefined || Number.isNaN(value)) return
+    stages.set(name, [...(stages.get(name) ?? []), value])
+  }
+  for (const [sent, received] of windows) {
+    const inWindow = serviceStamps.filter(([, , at]) => at >= sent && at <= received)
+    const at = (stage: string) => inWindow.find(([name]) => name === stage)?.[2]
+    const id = inWindow.find(([name]) => name === 'service-sent-spawn')?.[1]
+    const own = (stage: string) => spawnerStamps.find(([name, stampId]) => name === stage && stampId === id)?.[2]
+    const mine = (stage: string) => inWindow.find(([name, stampId]) => name === stage && stampId === id)?.[2]
+    const request = at('http-request') as number
+    if (id === undefined) {
+      // The no-op run: no process, only the HTTP round trip and the run.
+      add('client sends → service parses the request', request - sent)
+      add('request → response written (the run, no process)', (at('http-response-written') ?? 0) - request)
+      add('response written → client has it', received - (at('http-response-written') ?? 0))
+      add('total, client', received - sent)
+      continue
+    }
+    const stamps: [string, number | undefined][] = [
+      ['client sends → service parses the request', request - sent],
+      ['request → spawn request sent to the spawner', (mine('service-sent-spawn') ?? 0) - request],
+      ['spawn request → spawner receives it', (own('spawner-received') ?? 0) - (mine('service-sent-spawn') ?? 0)],
+      ['spawner: receive → spawn() called', (own('spawner-spawn-call') ?? 0) - (own('spawner-received') ?? 0)],
+      [
+        'spawner: spawn() (fork, wait for exec)',
+        (own('spawner-spawn-returned') ?? 0) - (own('spawner-spawn-call') ?? 0),
+      ],
+      [
+        'command: spawn() returned → exit seen by the spawner',
+        (own('spawner-exit-event') ?? 0) - (own('spawner-spawn-returned') ?? 0),
+      ],
+      [
+        'exit: spawner sees it → service has the message',
+        (mine('service-got-exit') ?? 0) - (own('spawner-exit-event') ?? 0),
+      ],
+      [
+        'service: exit message → response written',
+        (at('http-response-written') ?? 0) - (mine('service-got-exit') ?? 0),
+      ],
+      ['response written → client has it', received - (at('http-response-written') ?? 0)],
+    ]
+    for (const [name, value] of stamps) add(name, value)
+    add(
+      '(spawned: spawner sent → service has it)',
+      (mine('service-got-spawned') ?? 0) - (own('spawner-sent-spawned') ?? 0),
+    )
+    add(
+      '(started: service has it − spawn() returned)',
+      (mine('service-got-started') ?? Number.NaN) - (own('spawner-spawn-returned') ?? 0),
+    )
+    add(
+      '(stdout close in the service − exit message)',
+      (mine('service-stdout-close') ?? 0) - (mine('service-got-exit') ?? 0),
+    )
+    add(
+      '(stderr-end message − exit message)',
+      (mine('service-got-stderr-end') ?? Number.NaN) - (mine('service-got-exit') ?? 0),
+    )
+    add('total, client', received - sent)
+  }
+  for (const bare of floors) {
+    add('floor: spawn() (fork, wait for exec)', (bare.returned ?? 0) - (bare.call ?? 0))
+    add('floor: spawn() returned → exit', (bare.exit ?? 0) - (bare.returned ?? 0))
+    add('floor: exit → close', (bare.close ?? 0) - (bare.exit ?? 0))
+    add('floor total', (bare.close ?? 0) - (bare.call ?? 0))
+  }
+  console.log(
+    `${values.tool} (${grep ? 'rg' : readyz.bash_containment}), sandbox ${values.sandbox}, nice ${values.nice}, ${windows.length} calls; medians in ms`,
+  )
+  const perCall = (index: number) => ((cpuAfter[index] as number) - (cpuBefore[index] as number)) / windows.length
+  const own = cpuAfter[2] as NodeJS.CpuUsage
+  console.log(
+    `CPU a call (ms, from /proc): service ${perCall(0).toFixed(2)}, spawner ${perCall(1).toFixed(2)}; this process (client and floor) ${((own.user + own.system) / 1000 / windows.length).toFixed(2)}`,
+  )
+  console.log('  median      mean  stage')
+  for (const [name, list] of stages) {
+    const mean = list.reduce((sum, value) => sum + value, 0) / list.length
+    console.log(`${(median(list) / 1000).toFixed(3).padStart(8)}  ${(mean / 1000).toFixed(3).padStart(8)}  ${name}`)
+  }
+} finally {
+  await service.stop()
+  await rm(scratch, { recursive: true, force: true })
+}
