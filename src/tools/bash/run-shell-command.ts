@@ -121,10 +121,12 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     // Forked by the spawner process, off this event loop (docs/adr/0160-a-spawner-process-forks-bash.md).
     // Paced: an abort while the start waits its turn takes it out of the queue, unstarted
     // (docs/adr/0301-process-starts-are-paced.md).
-    // A PID namespace needs no session of its own around it: it holds the command's processes
-    // and dies with `bwrap`, or with `unshare` (`--kill-child`); only bare process-group
-    // containment and warm sandboxes keep their group
-    // (docs/adr/0460-commands-start-without-a-session-of-their-own.md).
+    // Bubblewrap's PID namespace needs no session of its own around it: it holds the command's
+    // processes, dies with `bwrap`, and its `--new-session` already keeps the command's `kill 0`
+    // inside (docs/adr/0460-commands-start-without-a-session-of-their-own.md). `unshare`'s does
+    // not: its command shares the group `unshare` starts in, and a signal to the group crosses
+    // the namespace, so it gets a session of its own again, still ended by its handle
+    // (docs/adr/0476-a-pid-namespace-command-gets-its-own-session-again.md).
     ownGroup = warm !== undefined || (!sandbox && containment === 'process-group')
     child =
       warm ??
@@ -133,7 +135,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
         env,
         signal,
         announcesStart: true,
-        sameSession: !ownGroup,
+        sameSession: containment === 'bwrap' && !ownGroup,
       }))
   } catch (error) {
     finished.resolve()
