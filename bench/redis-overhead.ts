@@ -7,8 +7,9 @@
  * once; what a script runs inside Redis is no round trip), lease renewals of the service included.
  * Then where the CPU goes (docs/adr/0445-the-redis-ratio-is-bound-by-cpu-per-run.md): CPU time per
  * request of each service process and of redis-server over the same measurements (utime + stime
- * from /proc, Linux), and the ratio those allow when the service's loop and redis-server share
- * the host's cores: memory-mode CPU per run / (Redis-mode service + redis-server CPU per run).
+ * from /proc, Linux), and their ratio, memory-mode CPU per run / (Redis-mode service + redis-server
+ * CPU per run): the throughput ratio if both had to share one core (with a core of its own,
+ * redis-server's part runs beside the service and the ratio can go above it).
  *
  *   npx tsx bench/redis-overhead.ts [--duration 5] [--connections 50]
  */
@@ -138,7 +139,7 @@ export async function redisOverhead(duration: number, connections: number): Prom
         details: { serviceMs: ms3(serviceCpu), redisServerMs: ms3(redisServerCpu), memoryServiceMs: ms3(memoryCpu) },
       }),
       {
-        name: 'ceiling: the Redis/memory ratio that CPU allows (memory-mode CPU / Redis-mode service + redis-server CPU, per run)',
+        name: 'Redis/memory ratio of CPU per run (memory-mode service CPU / Redis-mode service + redis-server CPU)',
         unit: '×',
         value: ms3(memoryCpu / (serviceCpu + redisServerCpu)),
       },
