@@ -5,16 +5,22 @@
  * the same run. Reports requests/s of both, the ratio (goal >= 0.5, docs/operations.md) and the
  * Redis commands per run: client commands seen by MONITOR over sequential runs (EVALSHA counts
  * once; what a script runs inside Redis is no round trip), lease renewals of the service included.
+ * Then where the CPU goes (docs/adr/0445-the-redis-ratio-is-bound-by-cpu-per-run.md): CPU time per
+ * request of each service process and of redis-server over the same measurements (utime + stime
+ * from /proc, Linux), and their ratio, memory-mode CPU per run / (Redis-mode service + redis-server
+ * CPU per run): the throughput ratio if both had to share one core (with a core of its own,
+ * redis-server's part runs beside the service and the ratio can go above it).
  *
  *   npx tsx bench/redis-overhead.ts [--duration 5] [--connections 50]
  */
 import { once } from 'node:events'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
+import { Redis } from 'ioredis'
 import { startRedisServer } from '../test/helpers/redis-server.js'
 import { load } from './lib/load.js'
 import { noopBatch } from './lib/noop-batch.js'
@@ -63,6 +69,30 @@ async function commandsPerRun(redisPort: number, serviceUrl: string, body: strin
   }
 }
 
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux; 0 elsewhere). */
+async function cpuMs(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return 0
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // utime and stime, in clock ticks of 10 ms (USER_HZ 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return 0
+  }
+}
+
+/** A load measurement with the CPU the named processes used during it, per request (ms). */
+async function measured(options: Parameters<typeof load>[0], pids: readonly (number | undefined)[]) {
+  const before = await Promise.all(pids.map(cpuMs))
+  const figures = await load(options)
+  const after = await Promise.all(pids.map(cpuMs))
+  const requests = figures.requestsPerSecond * options.duration
+  return { ...figures, cpuPerRequest: after.map((ms, index) => (ms - before[index]!) / requests) }
+}
+
+const ms3 = (value: number) => Math.round(value * 1000) / 1000
+
 export async function redisOverhead(duration: number, connections: number): Promise<Figure[]> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-redis-'))
   const redis = await startRedisServer({ appendOnly: true })
@@ -73,8 +103,16 @@ export async function redisOverhead(duration: number, connections: number): Prom
     // Warm both (JIT, pools, script cache) before measuring.
     await load({ url: `${memory.url}/v1/runs`, body, connections, duration: 1 })
     await load({ url: `${onRedis.url}/v1/runs`, body, connections, duration: 1 })
-    const inMemory = await load({ url: `${memory.url}/v1/runs`, body, connections, duration })
-    const withRedis = await load({ url: `${onRedis.url}/v1/runs`, body, connections, duration })
+    const client = new Redis(redis.url)
+    const redisPid = Number(/process_id:(\d+)/.exec(await client.info('server'))?.[1])
+    client.disconnect()
+    const inMemory = await measured({ url: `${memory.url}/v1/runs`, body, connections, duration }, [memory.child.pid])
+    const withRedis = await measured({ url: `${onRedis.url}/v1/runs`, body, connections, duration }, [
+      onRedis.child.pid,
+      Number.isFinite(redisPid) ? redisPid : undefined,
+    ])
+    const memoryCpu = inMemory.cpuPerRequest[0]!
+    const [serviceCpu, redisServerCpu] = withRedis.cpuPerRequest as [number, number]
     const commands = await commandsPerRun(redis.port, onRedis.url, body, SEQUENTIAL_RUNS)
     const total = Object.values(commands).reduce((sum, calls) => sum + calls, 0)
     return [
@@ -92,6 +130,19 @@ export async function redisOverhead(duration: number, connections: number): Prom
           baselineP99Ms: inMemory.p99,
         },
       }),
+      ratioFigure({
+        name: `CPU per run on Redis (service + redis-server), 10 no-op calls, ${connections} connections`,
+        unit: 'ms',
+        value: ms3(serviceCpu + redisServerCpu),
+        baselineName: 'service CPU per run, memory mode',
+        baseline: ms3(memoryCpu),
+        details: { serviceMs: ms3(serviceCpu), redisServerMs: ms3(redisServerCpu), memoryServiceMs: ms3(memoryCpu) },
+      }),
+      {
+        name: 'Redis/memory ratio of CPU per run (memory-mode service CPU / Redis-mode service + redis-server CPU)',
+        unit: '×',
+        value: ms3(memoryCpu / (serviceCpu + redisServerCpu)),
+      },
       {
         name: 'Redis commands per run, 10 no-op calls (client commands seen by MONITOR over sequential runs)',
         unit: 'commands',

@@ -4,38 +4,30 @@ import type { EventListener, EventStore } from '../event-store.js'
 import { redisKeys } from './redis-keys.js'
 
 /**
- * Appends a batch of one run's events in order at ids the caller chose (`0-<seq>`), publishes the
- * last seq once, and when the batch holds run.completed sets the stream's expiry
- * (docs/adr/0114-batched-event-appends.md). All seqs are checked before any is written: a seq
- * another writer took, or one that would leave a gap after the stream's end, refuses the whole
- * batch. Idempotent: a resend of a batch that already landed (ioredis resends unanswered commands
- * after a reconnect) finds the same bodies and does nothing. ARGV: channel, max length, expiry
- * ('' for none), then seq, body, ts per event.
+ * Appends a batch of one run's events, seqs ARGV[4]..ARGV[5] in order, as ONE stream entry whose
+ * id is `0-<last seq>` and whose field `e` holds them all (docs/adr/0446-one-stream-entry-per-batch-of-events.md;
+ * entries of one event, field `b`, from before are read alike). Publishes the last seq once, and
+ * when the batch holds run.completed sets the stream's expiry (docs/adr/0114-batched-event-appends.md).
+ * The batch must start right after the stream's end: a seq another writer took, or one that would
+ * leave a gap, refuses it. Idempotent: a resend of a batch that already landed (ioredis resends
+ * unanswered commands after a reconnect) finds the same entry and does nothing.
+ * ARGV: channel, max length, expiry ('' for none), first seq, last seq, the batch's JSON.
  */
 const APPEND_SCRIPT = `
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local expected = 1
 if #last > 0 then expected = tonumber(string.match(last[1][1], '%d+$')) + 1 end
-local fresh = {}
-for i = 4, #ARGV, 3 do
-  local seq = tonumber(ARGV[i])
-  if seq < expected then
-    local existing = redis.call('XRANGE', KEYS[1], '0-' .. seq, '0-' .. seq)
-    if #existing == 0 or existing[1][2][2] ~= ARGV[i + 1] then return redis.error_reply('SEQ_TAKEN') end
-  elseif seq == expected then
-    fresh[#fresh + 1] = i
-    expected = seq + 1
-  else
-    return redis.error_reply('SEQ_TAKEN')
-  end
+local first = tonumber(ARGV[4])
+if first < expected then
+  local existing = redis.call('XRANGE', KEYS[1], '0-' .. ARGV[5], '0-' .. ARGV[5])
+  if #existing == 1 and existing[1][2][2] == ARGV[6] then return 0 end
+  return redis.error_reply('SEQ_TAKEN')
 end
-if #fresh == 0 then return 0 end
-for _, i in ipairs(fresh) do
-  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '0-' .. ARGV[i], 'b', ARGV[i + 1], 't', ARGV[i + 2])
-end
-redis.call('PUBLISH', ARGV[1], ARGV[fresh[#fresh]])
+if first > expected then return redis.error_reply('SEQ_TAKEN') end
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '0-' .. ARGV[5], 'e', ARGV[6])
+redis.call('PUBLISH', ARGV[1], ARGV[5])
 if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
-return #fresh
+return tonumber(ARGV[5]) - first + 1
 `
 
 type Entry = { body: RunEventBody; seq: number; ts: string }
@@ -93,12 +85,12 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
   })
 
   async function readAfter(runId: string, afterSeq: number): Promise<RunEvent[]> {
-    const entries = (await redis.xrange(
-      redisKeys.events(runId),
-      `0-${Math.max(0, afterSeq) + 1}`,
-      '+',
-    )) as StreamEntry[]
-    return entries.map((entry) => toEvent(runId, entry))
+    const after = Math.max(0, afterSeq)
+    // An entry's id is its last seq: from after + 1 on, every entry holds an event to return.
+    const entries = (await redis.xrange(redisKeys.events(runId), `0-${after + 1}`, '+')) as StreamEntry[]
+    const events: RunEvent[] = []
+    for (const entry of entries) eventsOf(runId, entry, after, events)
+    return events
   }
 
   async function lastSeq(runId: string): Promise<number> {
@@ -114,7 +106,11 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
       String(options.maxEventsPerRun),
       completes ? String(options.runTtlMs) : '',
     ]
-    for (const event of events) args.push(String(event.seq), JSON.stringify(event.body), event.ts)
+    // [seq, ts, body] per event, each body serialised once (a ts is ISO, nothing to escape).
+    let batch = '['
+    for (const [index, event] of events.entries())
+      batch += `${index === 0 ? '' : ','}[${event.seq},"${event.ts}",${JSON.stringify(event.body)}]`
+    args.push(String(events[0]!.seq), String(events.at(-1)!.seq), `${batch}]`)
     return (redis as unknown as AppendCommand).toolexecAppend(...args)
   }
 
@@ -248,9 +244,16 @@ const eventOf = (runId: string, { body, seq, ts }: Entry) => ({ ...body, seq, ru
 
 const seqOf = (id: string) => Number(id.slice(id.indexOf('-') + 1))
 
-function toEvent(runId: string, [id, fields]: StreamEntry): RunEvent {
+/** Pushes the events of one stream entry with a seq above `after` onto `into`. */
+function eventsOf(runId: string, [id, fields]: StreamEntry, after: number, into: RunEvent[]): void {
+  if (fields[0] === 'e') {
+    for (const [seq, ts, body] of JSON.parse(fields[1]!) as [number, string, RunEventBody][])
+      if (seq > after) into.push({ ...body, seq, run_id: runId, ts } as RunEvent)
+    return
+  }
+  // An entry of one event (fields b and t), as written before batches were one entry.
   const body = JSON.parse(fields[1]!) as RunEventBody
-  return { ...body, seq: seqOf(id), run_id: runId, ts: fields[3]! } as RunEvent
+  into.push({ ...body, seq: seqOf(id), run_id: runId, ts: fields[3]! } as RunEvent)
 }
 
 function runIdOfChannel(channel: string): string | undefined {

@@ -9,19 +9,29 @@ import { redisKeys } from './redis-keys.js'
 /**
  * Completes a run in one step: status, final results and blobs, expiry of its keys, its stream
  * and its idempotency key; then the oldest finished runs beyond the bound go, with their streams.
+ * The results list is rewritten only when ARGV[9] is '': otherwise it already holds the final
+ * results, ARGV[9] of them, and a list of any other length refuses the step (-1) before it writes
+ * anything, so the caller sends them (docs/adr/0444-a-runs-results-are-stored-once.md).
  * KEYS: run, ids, results, blobs, events, idempotency ('' when none), finished set.
- * ARGV: status, finishedAt, expiresAt, maxRetainedRuns, runId, then results JSON, then blobs JSON.
+ * ARGV: status, finishedAt, expiresAt, maxRetainedRuns, runId, results JSON, blobs JSON,
+ * cancel reason, count of results already stored ('' when sent).
  */
 const COMPLETE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[9] ~= '' and redis.call('LLEN', KEYS[3]) ~= tonumber(ARGV[9]) then return -1 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finishedAt', ARGV[2], 'expiresAt', ARGV[3])
 redis.call('HDEL', KEYS[1], 'openAsks', 'resume')
 if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'cancelReason', ARGV[8]) end
-redis.call('DEL', KEYS[3], KEYS[4])
-local results = cjson.decode(ARGV[6])
-for i = 1, #results do redis.call('RPUSH', KEYS[3], results[i]) end
-local blobs = cjson.decode(ARGV[7])
-for i = 1, #blobs do redis.call('RPUSH', KEYS[4], blobs[i]) end
+if ARGV[9] == '' then
+  redis.call('DEL', KEYS[3])
+  local results = cjson.decode(ARGV[6])
+  for i = 1, #results, 1000 do redis.call('RPUSH', KEYS[3], unpack(results, i, math.min(i + 999, #results))) end
+end
+redis.call('DEL', KEYS[4])
+if ARGV[7] ~= '[]' then
+  local blobs = cjson.decode(ARGV[7])
+  for i = 1, #blobs, 1000 do redis.call('RPUSH', KEYS[4], unpack(blobs, i, math.min(i + 999, #blobs))) end
+end
 for i = 1, 5 do redis.call('PEXPIREAT', KEYS[i], ARGV[3]) end
 if KEYS[6] ~= '' then redis.call('PEXPIREAT', KEYS[6], ARGV[3]) end
 redis.call('ZADD', KEYS[7], ARGV[3], ARGV[5])
@@ -112,6 +122,12 @@ export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRu
 
   /** Runs of this instance that held a result: their held key goes at completion. */
   const held = new Set<string>()
+  /**
+   * The results each run created here has in its list, as the objects sent, in the order sent;
+   * `undefined` once a write of them failed. A completion with the very same objects does not
+   * send them again (docs/adr/0444-a-runs-results-are-stored-once.md).
+   */
+  const stored = new Map<string, ToolResultBlock[] | undefined>()
   return {
     async create(record) {
       const fixed: Fixed = {
@@ -140,6 +156,7 @@ export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRu
         JSON.stringify(record.results.map((result) => JSON.stringify(result))),
       )
       newRuns?.add(record.runId)
+      stored.set(record.runId, [...record.results])
       owners.set(record.runId, {
         tenant: record.tenant,
         ...(record.idempotencyKey === undefined ? {} : { idempotencyKey: record.idempotencyKey }),
@@ -240,8 +257,15 @@ export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRu
     },
     async appendResults(runId, results) {
       // One RPUSH for the results of one batch of events (docs/adr/0174-run-events-written-in-batches.md).
-      if (results.length > 0)
+      if (results.length === 0) return
+      // Noted when sent: the connection keeps the order of the pushes, whichever answers first.
+      stored.get(runId)?.push(...results)
+      try {
         await redis.rpush(redisKeys.runResults(runId), ...results.map((result) => JSON.stringify(result)))
+      } catch (error) {
+        if (stored.has(runId)) stored.set(runId, undefined)
+        throw error
+      }
     },
     async complete(runId, completion) {
       let owner = owners.get(runId)
@@ -253,24 +277,35 @@ export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRu
         owner = JSON.parse(fixed) as Fixed
       }
       const { tenant, idempotencyKey } = owner
-      await (redis as unknown as CompleteCommand).toolexecComplete(
-        redisKeys.run(runId),
-        redisKeys.runToolUseIds(runId),
-        redisKeys.runResults(runId),
-        redisKeys.runBlobs(runId),
-        redisKeys.events(runId),
-        idempotencyKey === undefined ? '' : redisKeys.idempotency(tenant, idempotencyKey),
-        redisKeys.finishedRuns,
-        completion.status,
-        completion.finishedAt,
-        String(completion.expiresAt),
-        String(maxRetainedRuns),
-        runId,
-        // Lists of JSON strings: cjson never re-encodes a result, so its bytes stay as they were.
-        JSON.stringify(completion.results.map((result) => JSON.stringify(result))),
-        JSON.stringify(completion.blobs.map((blob) => JSON.stringify(blob))),
-        completion.cancelReason ?? '',
-      )
+      const inList = stored.get(runId)
+      stored.delete(runId)
+      const storedOnce =
+        inList !== undefined &&
+        inList.length === completion.results.length &&
+        inList.every((result, index) => result === completion.results[index])
+      const finish = (sendResults: boolean) =>
+        (redis as unknown as CompleteCommand).toolexecComplete(
+          redisKeys.run(runId),
+          redisKeys.runToolUseIds(runId),
+          redisKeys.runResults(runId),
+          redisKeys.runBlobs(runId),
+          redisKeys.events(runId),
+          idempotencyKey === undefined ? '' : redisKeys.idempotency(tenant, idempotencyKey),
+          redisKeys.finishedRuns,
+          completion.status,
+          completion.finishedAt,
+          String(completion.expiresAt),
+          String(maxRetainedRuns),
+          runId,
+          // Lists of JSON strings: cjson never re-encodes a result, so its bytes stay as they were.
+          sendResults ? JSON.stringify(completion.results.map((result) => JSON.stringify(result))) : '[]',
+          JSON.stringify(completion.blobs.map((blob) => JSON.stringify(blob))),
+          completion.cancelReason ?? '',
+          sendResults ? '' : String(completion.results.length),
+        )
+      // The list holds something else than this instance sent (a push answered twice after a
+      // reconnect, or lost): the step refused before writing, and the results go along now.
+      if ((await finish(!storedOnce)) === -1) await finish(true)
       // Only runs that held a result here, or closed as lost by a survivor, have the key.
       if (held.delete(runId) || completion.status === 'lost') await redis.del(redisKeys.runHeld(runId))
     },
