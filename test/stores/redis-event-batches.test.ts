@@ -1,47 +1,22 @@
-// Pins the stream layout of a run's events on Redis (docs/adr/0446-one-stream-entry-per-batch-of-events.md):
-// a batch of events is one entry whose id is its last seq; a replay from a seq inside a batch
-// returns only the later events; entries of one event written before are read alike; a resent
-// batch lands once and a batch at taken seqs is refused.
-import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { redisKeys } from '../../src/stores/redis/redis-keys.js'
-import { createRedisStores, type RedisStores } from '../../src/stores/redis/redis-stores.js'
-import { type RedisServer, redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
+import { redisSkipReason } from '../helpers/redis-server.js'
+import { useRedisStores } from '../helpers/redis-stores-fixture.js'
 
 type AppendCommand = { toolexecAppend(...args: string[]): Promise<number> }
 
 describe.skipIf(redisSkipReason !== undefined)('a run’s event stream on Redis', () => {
-  let server: RedisServer
-  let stores: RedisStores
-  let client: Redis
-
-  beforeAll(async () => {
-    server = await startRedisServer()
-    stores = createRedisStores({
-      url: server.url,
-      runTtlMs: 60_000,
-      leaseMs: 1000,
-      maxRetainedRuns: 10,
-      sessionIdleTtlMs: 60_000,
-    })
-    client = new Redis(server.url)
-  })
-
-  afterAll(async () => {
-    client?.disconnect()
-    await stores?.close()
-    await server?.stop()
-  })
+  const fixture = useRedisStores()
 
   const started = (id: string) => ({ type: 'tool.started' as const, tool_use_id: id })
   const ids = (events: readonly { seq: number; tool_use_id?: string }[]) =>
     events.map((event) => [event.seq, event.tool_use_id])
 
   it('stores a batch as one entry and replays from a seq inside it', async () => {
-    const { events } = stores.stores
+    const { events } = fixture.stores.stores
     await events.appendBatch('batch', [started('a'), started('b'), started('c')])
     await events.append('batch', started('d'))
-    expect(await client.xlen(redisKeys.events('batch'))).toBe(2)
+    expect(await fixture.client.xlen(redisKeys.events('batch'))).toBe(2)
     expect(ids(await events.read('batch', 0))).toEqual([
       [1, 'a'],
       [2, 'b'],
@@ -59,11 +34,11 @@ describe.skipIf(redisSkipReason !== undefined)('a run’s event stream on Redis'
 
   it('reads entries of one event written before, and continues their seqs', async () => {
     const key = redisKeys.events('older')
-    await client.xadd(key, '0-1', 'b', JSON.stringify(started('a')), 't', '2026-01-01T00:00:00.000Z')
-    await client.xadd(key, '0-2', 'b', JSON.stringify(started('b')), 't', '2026-01-01T00:00:01.000Z')
-    const next = await stores.stores.events.append('older', started('c'))
+    await fixture.client.xadd(key, '0-1', 'b', JSON.stringify(started('a')), 't', '2026-01-01T00:00:00.000Z')
+    await fixture.client.xadd(key, '0-2', 'b', JSON.stringify(started('b')), 't', '2026-01-01T00:00:01.000Z')
+    const next = await fixture.stores.stores.events.append('older', started('c'))
     expect(next.seq).toBe(3)
-    const read = await stores.stores.events.read('older', 1)
+    const read = await fixture.stores.stores.events.read('older', 1)
     expect(ids(read)).toEqual([
       [2, 'b'],
       [3, 'c'],
@@ -72,7 +47,7 @@ describe.skipIf(redisSkipReason !== undefined)('a run’s event stream on Redis'
   })
 
   it('lands a resent batch once and refuses another batch at the same seqs', async () => {
-    const append = (stores.redis as unknown as AppendCommand).toolexecAppend.bind(stores.redis)
+    const append = (fixture.stores.redis as unknown as AppendCommand).toolexecAppend.bind(fixture.stores.redis)
     const key = redisKeys.events('resent')
     const channel = redisKeys.eventsChannel('resent')
     const batch = JSON.stringify([
@@ -83,7 +58,7 @@ describe.skipIf(redisSkipReason !== undefined)('a run’s event stream on Redis'
     expect(await append(key, channel, '100', '', '1', '2', batch)).toBe(0)
     await expect(append(key, channel, '100', '', '1', '2', batch.replace('"b"', '"x"'))).rejects.toThrow('SEQ_TAKEN')
     await expect(append(key, channel, '100', '', '4', '4', batch)).rejects.toThrow('SEQ_TAKEN')
-    expect(ids(await stores.stores.events.read('resent', 0))).toEqual([
+    expect(ids(await fixture.stores.stores.events.read('resent', 0))).toEqual([
       [1, 'a'],
       [2, 'b'],
     ])

@@ -1,13 +1,13 @@
 // Pins how a run's results reach Redis once (docs/adr/0444-a-runs-results-are-stored-once.md): a
 // completion whose results are the very ones this instance pushed sends none of them again, and a
 // list that holds anything else (a push applied twice after a reconnect) is rewritten whole.
-import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Redis } from 'ioredis'
+import { describe, expect, it } from 'vitest'
 import type { ToolResultBlock } from '../../src/messages/content-blocks.js'
 import { redisKeys } from '../../src/stores/redis/redis-keys.js'
-import { createRedisStores, type RedisStores } from '../../src/stores/redis/redis-stores.js'
 import type { RunRecord } from '../../src/stores/run-store.js'
-import { type RedisServer, redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
+import { redisSkipReason } from '../helpers/redis-server.js'
+import { useRedisStores } from '../helpers/redis-stores-fixture.js'
 
 const run = (runId: string): RunRecord => ({
   runId,
@@ -41,53 +41,33 @@ async function pushes(client: Redis): Promise<number> {
 }
 
 describe.skipIf(redisSkipReason !== undefined)('a run’s results on Redis', () => {
-  let server: RedisServer
-  let stores: RedisStores
-  let client: Redis
-
-  beforeAll(async () => {
-    server = await startRedisServer()
-    stores = createRedisStores({
-      url: server.url,
-      runTtlMs: 60_000,
-      leaseMs: 1000,
-      maxRetainedRuns: 10,
-      sessionIdleTtlMs: 60_000,
-    })
-    client = new Redis(server.url)
-  })
-
-  afterAll(async () => {
-    client?.disconnect()
-    await stores?.close()
-    await server?.stop()
-  })
+  const fixture = useRedisStores()
 
   it('are not sent again at completion when the list holds the very results pushed', async () => {
-    await stores.stores.runs.create(run('once'))
-    await stores.stores.runs.appendResults('once', [results[0]!])
-    await stores.stores.runs.appendResults('once', [results[1]!])
-    const before = await pushes(client)
-    await stores.stores.runs.complete('once', completion([...results]))
-    expect(await pushes(client)).toBe(before)
-    const record = await stores.stores.runs.get('acme', 'once')
+    await fixture.stores.stores.runs.create(run('once'))
+    await fixture.stores.stores.runs.appendResults('once', [results[0]!])
+    await fixture.stores.stores.runs.appendResults('once', [results[1]!])
+    const before = await pushes(fixture.client)
+    await fixture.stores.stores.runs.complete('once', completion([...results]))
+    expect(await pushes(fixture.client)).toBe(before)
+    const record = await fixture.stores.stores.runs.get('acme', 'once')
     expect(record).toMatchObject({ status: 'completed', results })
   })
 
   it('are rewritten whole when the list holds more than was pushed', async () => {
-    await stores.stores.runs.create(run('twice'))
-    await stores.stores.runs.appendResults('twice', results)
+    await fixture.stores.stores.runs.create(run('twice'))
+    await fixture.stores.stores.runs.appendResults('twice', results)
     // A push answered twice: ioredis resends an unanswered command after a reconnect.
-    await client.rpush(redisKeys.runResults('twice'), JSON.stringify(results[1]))
-    await stores.stores.runs.complete('twice', completion(results))
-    expect((await stores.stores.runs.get('acme', 'twice'))?.results).toEqual(results)
+    await fixture.client.rpush(redisKeys.runResults('twice'), JSON.stringify(results[1]))
+    await fixture.stores.stores.runs.complete('twice', completion(results))
+    expect((await fixture.stores.stores.runs.get('acme', 'twice'))?.results).toEqual(results)
   })
 
   it('are sent when the completion brings results other than those pushed', async () => {
-    await stores.stores.runs.create(run('other'))
-    await stores.stores.runs.appendResults('other', [results[0]!])
+    await fixture.stores.stores.runs.create(run('other'))
+    await fixture.stores.stores.runs.appendResults('other', [results[0]!])
     const final = [{ ...results[0]! }, results[1]!]
-    await stores.stores.runs.complete('other', completion(final))
-    expect((await stores.stores.runs.get('acme', 'other'))?.results).toEqual(results)
+    await fixture.stores.stores.runs.complete('other', completion(final))
+    expect((await fixture.stores.stores.runs.get('acme', 'other'))?.results).toEqual(results)
   })
 })
