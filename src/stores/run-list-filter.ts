@@ -18,6 +18,13 @@ export function isBefore(record: { createdAt: string; runId: string }, cursor: R
   return created < cursor.createdAt || (created === cursor.createdAt && record.runId < cursor.runId)
 }
 
+/** The order of isBefore as a comparator: newest first, ties by id descending. */
+export function newestFirst(a: { createdAt: string; runId: string }, b: { createdAt: string; runId: string }): number {
+  const created = Date.parse(b.createdAt) - Date.parse(a.createdAt)
+  if (created !== 0) return created
+  return a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0
+}
+
 export const cursorOf = (record: RunRecord): RunCursor => ({
   createdAt: Date.parse(record.createdAt),
   runId: record.runId,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { RunEvent } from '../../src/events/run-event.js'
 import { createMemoryStores } from '../../src/stores/memory/open-memory-stores.js'
 import { createRedisStores, type RedisStores } from '../../src/stores/redis/redis-stores.js'
-import type { RunRecord } from '../../src/stores/run-store.js'
+import type { RunListPage, RunRecord } from '../../src/stores/run-store.js'
 import type { SessionRecord } from '../../src/stores/session-store.js'
 import { type Stores, sweepStores } from '../../src/stores/stores.js'
 import { createPermissionContext } from '../../src/tool/permission-context.js'
@@ -181,6 +181,20 @@ describe.each(implementations)('%s stores', (_name, open, skipReason) => {
       expiresAt: expect.any(Number),
       cancelReason: 'shutdown',
     })
+  })
+
+  it('pages runs created in the same millisecond by id, each once, whatever order they came in', async () => {
+    const tenant = id('pager')
+    const made = ['c', 'a', 'e', 'b', 'd'].map((letter) => `${tenant}-${letter}`)
+    for (const runId of made) await stores.runs.create(run(runId, { tenant, createdAt: '2026-02-02T00:00:00.000Z' }))
+    const listed: string[] = []
+    let cursor: RunListPage['next']
+    do {
+      const page: RunListPage = await stores.runs.list({ tenant, limit: 2, ...(cursor ? { cursor } : {}) })
+      listed.push(...page.records.map((record) => record.runId))
+      cursor = page.next
+    } while (cursor)
+    expect(listed).toEqual([...made].sort().reverse())
   })
 
   it('marks a run stalled and clears the mark, and filters the list by it', async () => {

@@ -1,5 +1,5 @@
 import type { ToolResultBlock } from '../../messages/content-blocks.js'
-import { cursorOf, isBefore, matchesRunQuery } from '../run-list-filter.js'
+import { cursorOf, isBefore, matchesRunQuery, newestFirst } from '../run-list-filter.js'
 import type { RunRecord, RunStore } from '../run-store.js'
 
 export type MemoryRunStoreOptions = {
@@ -73,18 +73,27 @@ export function createMemoryRunStore({ maxRetainedRuns, onEvicted }: MemoryRunSt
       else record.stalledSince = since
     },
     async list(query) {
-      // Insertion order is creation order: walked from the newest end.
+      // Insertion order is creation order: walked from the newest end. Runs created in the same
+      // millisecond are in insertion order there, but pages are cut by id among them (isBefore):
+      // a page takes its last millisecond whole and sorts it, or the next page would skip or
+      // repeat some of its runs.
       const all = [...runs.values()]
-      const records: RunRecord[] = []
+      const found: RunRecord[] = []
+      let more = false
       for (let index = all.length - 1; index >= 0; index--) {
         const record = all[index]!
         if (record.tenant !== query.tenant) continue
         if (query.cursor && !isBefore(record, query.cursor)) continue
         if (!matchesRunQuery(record, query)) continue
-        if (records.length === query.limit) return { records, next: cursorOf(records.at(-1)!) }
-        records.push(copyOf(record))
+        if (found.length >= query.limit && record.createdAt !== found[query.limit - 1]!.createdAt) {
+          more = true
+          break
+        }
+        found.push(record)
       }
-      return { records }
+      found.sort(newestFirst)
+      const records = found.slice(0, query.limit).map(copyOf)
+      return more || found.length > query.limit ? { records, next: cursorOf(records.at(-1)!) } : { records }
     },
     async appendResults(runId, results) {
       runs.get(runId)?.results.push(...results)
