@@ -16,12 +16,17 @@ import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { PerformanceObserver, performance } from 'node:perf_hooks'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { createParser } from 'eventsource-parser'
 import { type Delivery, type DeliveryTail, deliveryTail } from './lib/delivery-tail.js'
 import { emitFigures } from './lib/report.js'
 import { startService } from './lib/server-process.js'
 
 const subscribers = Number(process.argv[2] ?? 100)
+// A full collection on demand, without starting the bench with --expose-gc.
+setFlagsFromString('--expose-gc')
+const collectGarbage = runInNewContext('gc') as () => void
 const profile = process.argv[3] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.argv[3])}`] : []
 const bash = (command: string, index: number) => ({
   type: 'tool_use',
@@ -169,6 +174,9 @@ async function deliveries(serviceUrl: string, servicePid: number | undefined, co
   const streams = await Promise.all(
     Array.from({ length: count }, () => subscribe(`${serviceUrl}/v1/runs/${runId}/events`, stamps)),
   )
+  // The connections' garbage collected before anything counts: the reader's pauses while streaming
+  // are then its reading's own (docs/adr/0457-the-sse-bench-reader-collects-before-it-counts.md).
+  collectGarbage()
   const connectedAt = Date.now()
   const serviceCpuBefore = await mainThreadCpuMs(servicePid)
   const readerCpuBefore = await mainThreadCpuMs(process.pid)
