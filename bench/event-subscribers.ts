@@ -5,7 +5,9 @@
  * same run watched by one subscriber, measured first against the same service. Three more rows
  * say where the time goes: the service's and this reader's main-thread CPU per write (each beside
  * the same with one subscriber), and the p99 this design can reach on this host
- * (docs/adr/0453-the-sse-bench-prints-its-decomposition.md).
+ * (docs/adr/0453-the-sse-bench-prints-its-decomposition.md). Three last rows split the slowest
+ * 1 % of deliveries into their event's first arrival, this reader's collection pauses and the
+ * rest of the fan-out (docs/adr/0456-the-sse-bench-splits-its-slowest-deliveries.md).
  *
  *   npx tsx bench/event-subscribers.ts [subscribers=100] [profile-dir]
  *
