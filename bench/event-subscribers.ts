@@ -64,7 +64,7 @@ function subscribe(url: string, stamps: Map<number, number>) {
           stream.arrivals.push(arrived)
         },
       })
-      // Each event is its own HTTP chunk (docs/adr/0450), so 'data' comes per event; the socket's
+      // A turn's events are one HTTP chunk (docs/adr/0455), so 'data' comes per turn; the socket's
       // reads count the service's writes (one per turn of its loop while this reader keeps up).
       const socket = response.socket
       const countRead = () => stream.reads.push(Date.now())
