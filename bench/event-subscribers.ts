@@ -5,7 +5,9 @@
  * same run watched by one subscriber, measured first against the same service. Three more rows
  * say where the time goes: the service's and this reader's main-thread CPU per write (each beside
  * the same with one subscriber), and the p99 this design can reach on this host
- * (docs/adr/0453-the-sse-bench-prints-its-decomposition.md).
+ * (docs/adr/0453-the-sse-bench-prints-its-decomposition.md). Three last rows split the slowest
+ * 1 % of deliveries into their event's first arrival, this reader's collection pauses and the
+ * rest of the fan-out (docs/adr/0456-the-sse-bench-splits-its-slowest-deliveries.md).
  *
  *   npx tsx bench/event-subscribers.ts [subscribers=100] [profile-dir]
  *
@@ -15,12 +17,18 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { PerformanceObserver } from 'node:perf_hooks'
+import { PerformanceObserver, performance } from 'node:perf_hooks'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { createParser } from 'eventsource-parser'
+import { type Delivery, type DeliveryTail, deliveryTail } from './lib/delivery-tail.js'
 import { emitFigures } from './lib/report.js'
 import { startService } from './lib/server-process.js'
 
 const subscribers = Number(process.argv[2] ?? 100)
+// A full collection on demand, without starting the bench with --expose-gc.
+setFlagsFromString('--expose-gc')
+const collectGarbage = runInNewContext('gc') as () => void
 const profile = process.argv[3] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.argv[3])}`] : []
 const bash = (command: string, index: number) => ({
   type: 'tool_use',
@@ -56,7 +64,7 @@ function subscribe(url: string, stamps: Map<number, number>) {
           stream.arrivals.push(arrived)
         },
       })
-      // Each event is its own HTTP chunk (docs/adr/0450), so 'data' comes per event; the socket's
+      // A turn's events are one HTTP chunk (docs/adr/0455), so 'data' comes per turn; the socket's
       // reads count the service's writes (one per turn of its loop while this reader keeps up).
       const socket = response.socket
       const countRead = () => stream.reads.push(Date.now())
@@ -81,10 +89,17 @@ function subscribe(url: string, stamps: Map<number, number>) {
 }
 
 /** This process's garbage-collection pauses while `during` runs: how many, their sum and the longest, ms. */
-async function collectionsDuring<T>(during: () => Promise<T>): Promise<{ result: T; gc: GcPauses }> {
+async function collectionsDuring<T>(
+  during: () => Promise<T>,
+): Promise<{ result: T; gc: GcPauses; intervals: [number, number][] }> {
   const pauses: number[] = []
+  const intervals: [number, number][] = []
   const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) pauses.push(entry.duration)
+    for (const entry of list.getEntries()) {
+      pauses.push(entry.duration)
+      const start = performance.timeOrigin + entry.startTime
+      intervals.push([start, start + entry.duration])
+    }
   })
   observer.observe({ entryTypes: ['gc'] })
   const result = await during()
@@ -92,7 +107,11 @@ async function collectionsDuring<T>(during: () => Promise<T>): Promise<{ result:
   await new Promise((resolve) => setTimeout(resolve, 20))
   observer.disconnect()
   const totalMs = pauses.reduce((sum, pause) => sum + pause, 0)
-  return { result, gc: { count: pauses.length, totalMs: round(totalMs), maxMs: round(Math.max(0, ...pauses)) } }
+  return {
+    result,
+    gc: { count: pauses.length, totalMs: round(totalMs), maxMs: round(Math.max(0, ...pauses)) },
+    intervals,
+  }
 }
 
 type GcPauses = { count: number; totalMs: number; maxMs: number }
@@ -132,6 +151,8 @@ type Deliveries = {
   readerCpuMs: number
   /** This process's collection pauses in that time. */
   readerGc: GcPauses
+  /** Where the deliveries at or above the p99 spent their time (docs/adr/0456). */
+  tail: DeliveryTail
 }
 
 /**
@@ -155,15 +176,21 @@ async function deliveries(serviceUrl: string, servicePid: number | undefined, co
   const streams = await Promise.all(
     Array.from({ length: count }, () => subscribe(`${serviceUrl}/v1/runs/${runId}/events`, stamps)),
   )
+  // The connections' garbage collected before anything counts: the reader's pauses while streaming
+  // are then its reading's own (docs/adr/0457-the-sse-bench-reader-collects-before-it-counts.md).
+  collectGarbage()
   const connectedAt = Date.now()
   const serviceCpuBefore = await mainThreadCpuMs(servicePid)
   const readerCpuBefore = await mainThreadCpuMs(process.pid)
-  const { result: ended, gc: readerGc } = await collectionsDuring(() =>
-    Promise.all(streams.map((stream) => stream.done)),
-  )
+  const {
+    result: ended,
+    gc: readerGc,
+    intervals,
+  } = await collectionsDuring(() => Promise.all(streams.map((stream) => stream.done)))
   const serviceCpuMs = (await mainThreadCpuMs(servicePid)) - serviceCpuBefore
   const readerCpuMs = (await mainThreadCpuMs(process.pid)) - readerCpuBefore
   const delays: number[] = []
+  const counted: Delivery[] = []
   // Per event, the first and last arrival among the subscribers: their gap is the fan-out's own
   // share, whatever the event's source and the host did before the first write.
   const arrivals = new Map<number, { first: number; last: number }>()
@@ -173,6 +200,7 @@ async function deliveries(serviceUrl: string, servicePid: number | undefined, co
       if (stamped < connectedAt) continue
       const at = arrived[index] as number
       delays.push(at - stamped)
+      counted.push({ seq, stamped, at })
       const seen = arrivals.get(seq)
       if (seen === undefined) arrivals.set(seq, { first: at, last: at })
       else {
@@ -193,6 +221,7 @@ async function deliveries(serviceUrl: string, servicePid: number | undefined, co
     serviceCpuMs,
     readerCpuMs,
     readerGc,
+    tail: deliveryTail(counted, intervals, count),
   }
 }
 
@@ -225,6 +254,10 @@ try {
   const readerCpu = many.readerCpuMs / many.writes
   const readerCpuFloor = one.readerCpuMs / one.writes
   const designP99 = floorP99 + Math.max(0, serviceCpu - serviceCpuFloor) + Math.max(0, readerCpu - readerCpuFloor)
+  // What the fan-out of one write to every stream costs both sides in CPU: the slowest
+  // deliveries' fan-out part beside it says how many writes' worth they waited (docs/adr/0456).
+  const { tail } = many
+  const writeCpu = Math.max(0, serviceCpu - serviceCpuFloor) + Math.max(0, readerCpu - readerCpuFloor)
   emitFigures([
     {
       name: `event delivery to ${subscribers} SSE subscribers of one run: p99`,
@@ -274,6 +307,30 @@ try {
       value: round(designP99),
       baselineName: 'the same run with one subscriber, p99 ms',
       baseline: floorP99,
+    },
+    // The deliveries at or above the p99, their delay split in three parts that add up to it
+    // (docs/adr/0456-the-sse-bench-splits-its-slowest-deliveries.md).
+    {
+      name: `event delivery to ${subscribers} SSE subscribers, the slowest 1 %: their event's first arrival on any stream (source, turn, one write and read), mean`,
+      unit: 'ms',
+      value: tail.firstArrivalMs,
+      baselineName: 'the same run with one subscriber, p99 ms',
+      baseline: floorP99,
+      details: { ...tail },
+    },
+    {
+      name: `event delivery to ${subscribers} SSE subscribers, the slowest 1 %: the bench reader's collection pauses after that first arrival, mean`,
+      unit: 'ms',
+      value: tail.readerPausesMs,
+      baselineName: "the reader's longest pause while streaming, ms",
+      baseline: many.readerGc.maxMs,
+    },
+    {
+      name: `event delivery to ${subscribers} SSE subscribers, the slowest 1 %: the rest of the fan-out (the other streams' writes and reads, waiting for a core), mean`,
+      unit: 'ms',
+      value: tail.fanOutMs,
+      baselineName: "both sides' extra CPU for one write to every stream, ms",
+      baseline: round(writeCpu),
     },
   ])
 } finally {

@@ -1,7 +1,7 @@
 import { Socket } from 'node:net'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { RunEvent } from '../../../src/events/run-event.js'
-import { sseChunk, sseText } from './sse-chunk.js'
+import { sseChunk, sseText, sseTurnChunk } from './sse-chunk.js'
 
 const HEARTBEAT_MS = 15_000
 
@@ -44,20 +44,11 @@ export async function serveEventStream(
     unsentBytes = 0
     const socket = response.socket
     // A chunked response that owns a real connection (not HEAD, not HTTP/1.0, not inject) gets
-    // each event's shared chunk written straight to its socket; several are corked and uncorked
-    // within this call, so one writev carries the turn and nothing stays corked past it
-    // (docs/adr/0450-sse-fan-out-writes-shared-chunks-to-the-socket.md, docs/adr/0178). Otherwise
-    // the response frames the text.
+    // the turn's events as one chunk, shared by every subscriber with the same turn, in one plain
+    // write straight to its socket (docs/adr/0455-sse-fan-out-writes-one-chunk-per-turn.md,
+    // docs/adr/0450). Otherwise the response frames the text.
     if (socket instanceof Socket && response.chunkedEncoding && response.headersSent) {
-      if (socket.destroyed) return
-      // One event (the common case) is one plain write: cheaper than a writev of one buffer.
-      if (events.length === 1) {
-        socket.write(sseChunk(events[0] as RunEvent))
-        return
-      }
-      socket.cork()
-      for (const event of events) socket.write(sseChunk(event))
-      socket.uncork()
+      if (!socket.destroyed) socket.write(sseTurnChunk(events))
     } else response.write(events.map(sseText).join(''))
   }
   const write = (event: RunEvent) => {
