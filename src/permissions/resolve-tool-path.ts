@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
-import { resolveRealPath } from '../paths/resolve-real-path.js'
+import { realDirectory } from '../paths/real-directory.js'
 import type { AnyTool } from '../tool/tool.js'
 
 export type ResolvedToolPath = { absolute: string; isDirectory: boolean }
@@ -16,7 +16,8 @@ function isDirectory(target: string): boolean {
 
 /**
  * The path a call touches (the tool's `getPath(input)`, relative to the session cwd), resolved
- * and real; undefined when the tool names no path. Tools that say so (`pathDefaultsToCwd`: Glob,
+ * and real (resolved at most once per turn of the event loop, as working directories are);
+ * undefined when the tool names no path. Tools that say so (`pathDefaultsToCwd`: Glob,
  * Grep) default to the cwd.
  */
 export async function resolveToolPath(
@@ -32,6 +33,8 @@ export async function resolveToolPath(
   }
   if ((target === undefined || target === '') && tool.pathDefaultsToCwd) target = cwd
   if (target === undefined || target === '') return undefined
-  const absolute = await resolveRealPath(path.resolve(cwd, target))
+  // The resolution the tool's validation made in this turn, when it made one: the rules decide on
+  // the path the call will open (docs/adr/0466-the-rules-see-the-path-validation-resolved.md).
+  const absolute = await realDirectory(path.resolve(cwd, target))
   return { absolute, isDirectory: isDirectory(absolute) }
 }
