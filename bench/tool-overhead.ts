@@ -331,6 +331,32 @@ function nearestAtThisDesign(name: string, noop: number[], designWork: number[])
   })
 }
 
+/**
+ * Read of a one-line file through the service, beside the 50-line Read: the difference is what
+ * the result's size costs (numbering, the answer carrying it twice, in `results` and
+ * `message.content`, the socket, the client's parse), the rest what a Read costs whatever it
+ * returns (docs/adr/0469-file-tools-print-their-floor-at-this-design.md).
+ */
+async function fileToolsSmallCalls(
+  client: ReturnType<typeof runClient>,
+  cwd: string,
+): Promise<Record<string, () => Promise<void>>> {
+  const small = path.join(cwd, 'one-line.txt')
+  await writeFile(small, 'export const value = 1\n')
+  return { Read: () => client.run('Read', { file_path: small }) }
+}
+
+function smallCallFigure(name: string, noop: number[], small: number[]): Figure {
+  return ratioFigure({
+    name: `${name} of a one-line file: p50, one client in flight (the call without its result's size)`,
+    unit: 'ms',
+    value: summarise(small).p50,
+    baselineName: 'no-op run (ToolSearch) in the same session, p50',
+    baseline: summarise(noop).p50,
+    details: { p99Ms: summarise(small).p99, calls: small.length },
+  })
+}
+
 /** A no-op run plus the tool's own work done bare: the figure the tool's call could reach at best. */
 function nearestAchievable(name: string, noop: number[], ownWork: number[]): Figure {
   const noopP50 = summarise(noop).p50
@@ -461,14 +487,20 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
     ]
     const ownWork = fileToolsOwnWork(session.cwd)
     const designWork = fileToolsDesignWork(session.cwd)
+    const smallCalls = await fileToolsSmallCalls(client, session.cwd)
     for (const [name, call] of tools) {
-      const parts = [ownWork[name], designWork[name]].filter((part) => part !== undefined)
+      // The smaller call right after the tool's own, before the bare parts: both meet a service
+      // that has just answered, as the no-op run does.
+      const small = smallCalls[name]
+      const parts = [...(small ? [small] : []), ownWork[name], designWork[name]].filter((part) => part !== undefined)
       const measured = await interleave(noopRun, call, seconds, parts)
+      const [smallLatencies, own = [], design = []] = small ? measured.others : [undefined, ...measured.others]
       figures.push(
         figure(`${name}: p50, one client in flight`, 'no-op run (ToolSearch) in the same session, p50', measured, 1.2),
       )
-      figures.push(nearestAchievable(name, measured.floor, measured.others[0] ?? []))
-      figures.push(nearestAtThisDesign(name, measured.floor, measured.others[1] ?? []))
+      figures.push(nearestAchievable(name, measured.floor, own))
+      figures.push(nearestAtThisDesign(name, measured.floor, design))
+      if (smallLatencies) figures.push(smallCallFigure(name, measured.floor, smallLatencies))
     }
     noop.close()
     client.close()
