@@ -3,10 +3,11 @@ import path from 'node:path'
 import { realDirectory } from '../paths/real-directory.js'
 import type { AnyTool } from '../tool/tool.js'
 
-export type ResolvedToolPath = { absolute: string; isDirectory: boolean }
+/** `isDirectory` stats the path on first use only: most calls meet no path rule that needs it. */
+export type ResolvedToolPath = { absolute: string; isDirectory(): boolean }
 
 /** One synchronous stat of a path just resolved: no threadpool round trip (docs/adr/0312). */
-function isDirectory(target: string): boolean {
+function statsAsDirectory(target: string): boolean {
   try {
     return statSync(target, { throwIfNoEntry: false })?.isDirectory() === true
   } catch {
@@ -36,5 +37,8 @@ export async function resolveToolPath(
   // The resolution the tool's validation made in this turn, when it made one: the rules decide on
   // the path the call will open (docs/adr/0466-the-rules-see-the-path-validation-resolved.md).
   const absolute = await realDirectory(path.resolve(cwd, target))
-  return { absolute, isDirectory: isDirectory(absolute) }
+  // Asked only by a path rule's directory form, in the same turn as the decision
+  // (docs/adr/0477-a-path-is-statted-only-for-a-rule-that-asks.md).
+  let directory: boolean | undefined
+  return { absolute, isDirectory: () => (directory ??= statsAsDirectory(absolute)) }
 }
