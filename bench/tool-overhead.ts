@@ -11,12 +11,16 @@
 import { spawn } from 'node:child_process'
 import {
   closeSync,
+  constants,
   fstatSync,
   lstatSync,
   openSync,
   readFileSync,
+  readlinkSync,
   readSync,
+  realpathSync,
   statSync,
+  write,
   writeFileSync,
   writeSync,
 } from 'node:fs'
@@ -24,7 +28,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
-import { parseArgs } from 'node:util'
+import { parseArgs, promisify } from 'node:util'
 import { globSync } from 'tinyglobby'
 import { containedShellArgv, WRAPPER_SHELL } from '../src/tools/bash/containment.js'
 import { commandEnvironment, MERGE_STDERR } from '../src/tools/bash/run-shell-command.js'
@@ -226,6 +230,133 @@ function fileToolsOwnWork(cwd: string): Record<string, () => Promise<void>> {
   }
 }
 
+/** Linux's O_PATH, as src/paths/open-inside.ts names a checked file before it opens it. */
+const O_PATH = 0o10000000
+
+/** The checked open of an existing file (docs/adr/0468): named with O_PATH, verified by the kernel's name, reopened. */
+function checkedOpen(realPath: string, flags: number): number {
+  const named = openSync(realPath, O_PATH | constants.O_NOFOLLOW)
+  try {
+    if (readlinkSync(`/proc/self/fd/${named}`) !== realPath) throw new Error(`${realPath} moved`)
+    return openSync(`/proc/self/fd/${named}`, flags | constants.O_NONBLOCK)
+  } finally {
+    closeSync(named)
+  }
+}
+
+/**
+ * Each file tool's own work (as fileToolsOwnWork) plus the system calls its contracts require,
+ * done bare from this process in the order the service makes them: the workspace root's, the
+ * cwd's and the path's realpath (the working directories checked per call, docs/adr/0090; the
+ * path confined, 0091), validation's stat and the permission decision's (docs/adr/0466), the
+ * checked open (0468); Edit also its validation's read of the file (0386), the call's re-check of
+ * the file's state and the read-before-write record's stat, and its write through the threadpool
+ * (docs/adr/0481). Against a no-op run, the nearest figure this design allows
+ * (docs/adr/0469-file-tools-print-their-floor-at-this-design.md).
+ */
+function fileToolsDesignWork(cwd: string): Record<string, () => Promise<void>> {
+  const root = path.dirname(cwd)
+  const readPath = path.join(cwd, 'src/file-1.ts')
+  const editPath = path.join(cwd, 'edit-design.txt')
+  writeFileSync(editPath, 'first alpha line\nsecond line\n')
+  const confined = (target: string) => {
+    realpathSync.native(root)
+    realpathSync.native(cwd)
+    return realpathSync.native(target)
+  }
+  const readWhole = (fd: number) => {
+    const size = fstatSync(fd).size
+    const buffer = Buffer.allocUnsafe(size + 1)
+    return buffer.subarray(0, readSync(fd, buffer, 0, size + 1, 0)).toString('utf8')
+  }
+  const writeAt = promisify(write)
+  return {
+    Read: async () => {
+      const real = confined(readPath)
+      statSync(real)
+      statSync(real)
+      const fd = checkedOpen(real, constants.O_RDONLY)
+      const text = readWhole(fd)
+      closeSync(fd)
+      text
+        .split('\n')
+        .map((line, index) => `${String(index + 1).padStart(6)}\t${line}`)
+        .join('\n')
+    },
+    Glob: async () => {
+      const real = confined(cwd)
+      statSync(real)
+      const files = globSync('src/**/*.ts', {
+        cwd: real,
+        absolute: true,
+        dot: true,
+        followSymbolicLinks: false,
+        expandDirectories: false,
+        ignore: ['**/.git/**'],
+      })
+      files.map((file) => ({ file, mtimeMs: lstatSync(file).mtimeMs })).sort((a, b) => b.mtimeMs - a.mtimeMs)
+    },
+    // Replaces a word with one of its own length, as fileToolsOwnWork does.
+    Edit: async () => {
+      const real = confined(editPath)
+      statSync(real)
+      const check = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK)
+      readWhole(check).indexOf('line')
+      closeSync(check)
+      statSync(real)
+      statSync(real)
+      const fd = checkedOpen(real, constants.O_RDWR)
+      const text = readWhole(fd)
+      const at = text.indexOf('line')
+      const bytes = Buffer.from(`${text.slice(0, at)}line${text.slice(at + 4)}`)
+      await writeAt(fd, bytes, 0, bytes.length, 0)
+      fstatSync(fd)
+      closeSync(fd)
+      statSync(real)
+    },
+  }
+}
+
+/** A no-op run plus the tool's work and its contracts' checks done bare: the nearest figure at this design. */
+function nearestAtThisDesign(name: string, noop: number[], designWork: number[]): Figure {
+  const noopP50 = summarise(noop).p50
+  const work = summarise(designWork)
+  return ratioFigure({
+    name: `${name}: nearest at this design, a no-op run plus the tool's work and its contracts' checks done bare, p50`,
+    unit: 'ms',
+    value: noopP50 + work.p50,
+    baselineName: 'no-op run (ToolSearch) in the same session, p50',
+    baseline: noopP50,
+    details: { designWorkP50Ms: work.p50, designWorkRuns: work.requests },
+  })
+}
+
+/**
+ * Read of a one-line file through the service, beside the 50-line Read: the difference is what
+ * the result's size costs (numbering, the answer carrying it twice, in `results` and
+ * `message.content`, the socket, the client's parse), the rest what a Read costs whatever it
+ * returns (docs/adr/0469-file-tools-print-their-floor-at-this-design.md).
+ */
+async function fileToolsSmallCalls(
+  client: ReturnType<typeof runClient>,
+  cwd: string,
+): Promise<Record<string, () => Promise<void>>> {
+  const small = path.join(cwd, 'one-line.txt')
+  await writeFile(small, 'export const value = 1\n')
+  return { Read: () => client.run('Read', { file_path: small }) }
+}
+
+function smallCallFigure(name: string, noop: number[], small: number[]): Figure {
+  return ratioFigure({
+    name: `${name} of a one-line file: p50, one client in flight (the call without its result's size)`,
+    unit: 'ms',
+    value: summarise(small).p50,
+    baselineName: 'no-op run (ToolSearch) in the same session, p50',
+    baseline: summarise(noop).p50,
+    details: { p99Ms: summarise(small).p99, calls: small.length },
+  })
+}
+
 /** A no-op run plus the tool's own work done bare: the figure the tool's call could reach at best. */
 function nearestAchievable(name: string, noop: number[], ownWork: number[]): Figure {
   const noopP50 = summarise(noop).p50
@@ -355,12 +486,21 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       ],
     ]
     const ownWork = fileToolsOwnWork(session.cwd)
+    const designWork = fileToolsDesignWork(session.cwd)
+    const smallCalls = await fileToolsSmallCalls(client, session.cwd)
     for (const [name, call] of tools) {
-      const measured = await interleave(noopRun, call, seconds, ownWork[name] ? [ownWork[name]] : [])
+      // The smaller call right after the tool's own, before the bare parts: both meet a service
+      // that has just answered, as the no-op run does.
+      const small = smallCalls[name]
+      const parts = [...(small ? [small] : []), ownWork[name], designWork[name]].filter((part) => part !== undefined)
+      const measured = await interleave(noopRun, call, seconds, parts)
+      const [smallLatencies, own = [], design = []] = small ? measured.others : [undefined, ...measured.others]
       figures.push(
         figure(`${name}: p50, one client in flight`, 'no-op run (ToolSearch) in the same session, p50', measured, 1.2),
       )
-      figures.push(nearestAchievable(name, measured.floor, measured.others[0] ?? []))
+      figures.push(nearestAchievable(name, measured.floor, own))
+      figures.push(nearestAtThisDesign(name, measured.floor, design))
+      if (smallLatencies) figures.push(smallCallFigure(name, measured.floor, smallLatencies))
     }
     noop.close()
     client.close()

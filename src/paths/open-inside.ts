@@ -156,7 +156,45 @@ function openDirectoryInsideSync(roots: readonly string[], realDirectory: string
 }
 
 /**
- * openFileInside as a descriptor, every open synchronous: the directories as
+ * Linux's O_PATH (the same value on x86-64 and arm64): a descriptor naming a file without
+ * opening it, so no device or FIFO sees an open. Node does not export it.
+ */
+const O_PATH = process.platform === 'linux' ? 0o10000000 : undefined
+
+/**
+ * An existing file opened in one step (docs/adr/0468-a-checked-file-opens-in-one-step.md):
+ * `realPath` named with O_PATH and O_NOFOLLOW, which opens nothing, accepted only if the kernel
+ * names that descriptor exactly `realPath` (a component swapped for a link since the check makes
+ * the name differ, as 0463 does for directories), then reopened through /proc/self/fd with the
+ * caller's flags, which opens that very object. A link where the file was is refused (the reopen
+ * meets it: ELOOP). Undefined when the name cannot be opened so (missing, not a directory on the
+ * way, O_EXCL asked): the caller walks, which makes what is missing and words every error.
+ */
+function openExistingFileSync(roots: readonly string[], realPath: string, flags: number): number | undefined {
+  if (O_PATH === undefined || (flags & constants.O_EXCL) !== 0) return undefined
+  let named: number
+  try {
+    named = openSync(realPath, O_PATH | constants.O_NOFOLLOW)
+  } catch {
+    return undefined
+  }
+  try {
+    const real = readlinkSync(descriptorPath(named))
+    if (real !== realPath || !isInsideAny(roots, real)) throw changed()
+    // Without O_NOFOLLOW: /proc/self/fd/N is itself a link, the one to the object just named.
+    return openSync(descriptorPath(named), (flags & ~constants.O_CREAT) | constants.O_NONBLOCK, 0o666)
+  } catch (error) {
+    // The reopen of a descriptor naming a link fails with ELOOP: a link where the file was.
+    if (errorCode(error) === 'ELOOP') throw changed()
+    throw error
+  } finally {
+    closeSync(named)
+  }
+}
+
+/**
+ * openFileInside as a descriptor, every open synchronous: an existing file in one step
+ * (openExistingFileSync), else the directories as
  * openDirectoryInsideSync, then the file relative to its directory's descriptor with O_NOFOLLOW
  * and O_NONBLOCK, and the descriptor verified. Opening a regular file reads no data, the kernel
  * answers it from the lookups just made (docs/adr/0480-small-files-are-read-synchronously.md).
@@ -169,6 +207,8 @@ export function openFileInsideSync(
   options: { createParents: boolean } = { createParents: false },
 ): number | undefined {
   if (!HAS_DESCRIPTORS) return undefined
+  const existing = openExistingFileSync(roots, realPath, flags)
+  if (existing !== undefined) return existing
   const directory = openDirectoryInsideSync(roots, path.dirname(realPath), options.createParents)
   let fd: number
   try {

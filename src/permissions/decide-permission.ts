@@ -52,8 +52,15 @@ async function pathOutside(
   subject: RuleSubject,
   context: ToolUseContext,
 ): Promise<string | typeof UNKNOWN_PATHS | undefined> {
+  if (subject.path) {
+    // The blob directory is resolved only for a path the working directories do not hold
+    // (docs/adr/0467-the-blob-directory-is-resolved-when-a-path-needs-it.md).
+    const absolute = subject.path.absolute
+    const inside = async (access: 'read' | 'write') =>
+      isInsideAny(await realWorkingDirectories(context, access).catch(refusedDirectories), absolute)
+    return (await inside('write')) || (await inside('read')) ? undefined : absolute
+  }
   const directories = await realWorkingDirectories(context, 'read').catch(refusedDirectories)
-  if (subject.path) return isInsideAny(directories, subject.path.absolute) ? undefined : subject.path.absolute
   const command = subject.input.command
   if (subject.tool.ruleFamily !== 'shell' || typeof command !== 'string') return undefined
   const paths = bashPathArguments(command, subject.cwd)

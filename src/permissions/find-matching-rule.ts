@@ -43,6 +43,6 @@ export function findMatchingRule(
   const target = subject.path
   if (!target) return undefined
   return contentRules.find((rule) =>
-    pathRuleMatches(rule.value.ruleContent as string, target.absolute, subject.cwd, target.isDirectory),
+    pathRuleMatches(rule.value.ruleContent as string, target.absolute, subject.cwd, target.isDirectory()),
   )
 }

@@ -1,12 +1,13 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
-import { resolveRealPath } from '../paths/resolve-real-path.js'
+import { realDirectory } from '../paths/real-directory.js'
 import type { AnyTool } from '../tool/tool.js'
 
-export type ResolvedToolPath = { absolute: string; isDirectory: boolean }
+/** `isDirectory` stats the path on first use only: most calls meet no path rule that needs it. */
+export type ResolvedToolPath = { absolute: string; isDirectory(): boolean }
 
 /** One synchronous stat of a path just resolved: no threadpool round trip (docs/adr/0312). */
-function isDirectory(target: string): boolean {
+function statsAsDirectory(target: string): boolean {
   try {
     return statSync(target, { throwIfNoEntry: false })?.isDirectory() === true
   } catch {
@@ -16,7 +17,8 @@ function isDirectory(target: string): boolean {
 
 /**
  * The path a call touches (the tool's `getPath(input)`, relative to the session cwd), resolved
- * and real; undefined when the tool names no path. Tools that say so (`pathDefaultsToCwd`: Glob,
+ * and real (resolved at most once per turn of the event loop, as working directories are);
+ * undefined when the tool names no path. Tools that say so (`pathDefaultsToCwd`: Glob,
  * Grep) default to the cwd.
  */
 export async function resolveToolPath(
@@ -32,6 +34,11 @@ export async function resolveToolPath(
   }
   if ((target === undefined || target === '') && tool.pathDefaultsToCwd) target = cwd
   if (target === undefined || target === '') return undefined
-  const absolute = await resolveRealPath(path.resolve(cwd, target))
-  return { absolute, isDirectory: isDirectory(absolute) }
+  // The resolution the tool's validation made in this turn, when it made one: the rules decide on
+  // the path the call will open (docs/adr/0466-the-rules-see-the-path-validation-resolved.md).
+  const absolute = await realDirectory(path.resolve(cwd, target))
+  // Asked only by a path rule's directory form, in the same turn as the decision
+  // (docs/adr/0477-a-path-is-statted-only-for-a-rule-that-asks.md).
+  let directory: boolean | undefined
+  return { absolute, isDirectory: () => (directory ??= statsAsDirectory(absolute)) }
 }

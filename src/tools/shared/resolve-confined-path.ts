@@ -4,7 +4,7 @@ import path from 'node:path'
 import { errorCode } from '../../paths/error-code.js'
 import { isInside, isInsideAny } from '../../paths/is-inside.js'
 import { openFileInside, openFileInsideSync, PathChangedError } from '../../paths/open-inside.js'
-import { resolveRealPath } from '../../paths/resolve-real-path.js'
+import { realDirectory } from '../../paths/real-directory.js'
 import {
   type PathAccess,
   realWorkingDirectories,
@@ -47,7 +47,9 @@ async function confine(
   }
   let roots: string[]
   try {
-    roots = await realWorkingDirectories(context, access)
+    // The working directories first; the blob directory only for a read they do not hold
+    // (docs/adr/0467-the-blob-directory-is-resolved-when-a-path-needs-it.md).
+    roots = await realWorkingDirectories(context, 'write')
   } catch (error) {
     if (error instanceof WorkingDirectoryEscapeError) throw new PathConfinementError(error.message)
     throw error
@@ -57,13 +59,19 @@ async function confine(
   if (Buffer.byteLength(absolutePath) > MAX_PATH_BYTES) {
     throw new PathConfinementError(`The path is longer than ${MAX_PATH_BYTES} bytes.`)
   }
-  const realPath = await resolveRealPath(absolutePath).catch((error: unknown) => {
+  // Resolved once per turn: the permission rules decide on this very resolution
+  // (docs/adr/0466-the-rules-see-the-path-validation-resolved.md).
+  const realPath = await realDirectory(absolutePath).catch((error: unknown) => {
     // ELOOP, ENAMETOOLONG and the like: the system's message would name the real path.
     throw new PathConfinementError(
       `The path ${absolutePath} cannot be resolved (${errorCode(error) ?? 'unknown error'}).`,
     )
   })
   if (isInsideAny(roots, realPath)) return { realPath, roots }
+  if (access === 'read' && context.environment?.blobDirectory) {
+    roots = await realWorkingDirectories(context, 'read')
+    if (isInsideAny(roots, realPath)) return { realPath, roots }
+  }
   const allowed = workingDirectories(context, access)
   // Where a link points is shown only when it stays in the tenant's own tree: errors never
   // reveal host paths outside it (docs/adr/0093-errors-name-only-the-tenant-tree.md).
