@@ -79,6 +79,78 @@ function partFigures(label: string, floorName: string, floor: number[], bare: nu
   ]
 }
 
+/**
+ * A no-op run (ToolSearch) posted after the service sat idle as long as before a Bash call: the
+ * client first waits the latest floor spawn's latency (a Bash call is posted right after its
+ * floor, so the service has been idle that long), then times the run alone, then a second run
+ * at once (hot). Each call records its own two latencies; the idle is not timed
+ * (docs/adr/0495-the-bash-figures-count-a-cold-no-op-run.md).
+ */
+function coldNoopRuns(service: ServerProcess, sessionId: string, idleMs: () => number) {
+  const client = jsonClient(`${service.url}/v1/runs`)
+  const body = noopBatch(1, { session_id: sessionId })
+  const cold: number[] = []
+  const hot: number[] = []
+  const run = async () => {
+    await new Promise((resolve) => setTimeout(resolve, idleMs()))
+    let started = performance.now()
+    await client.post(body)
+    cold.push(performance.now() - started)
+    started = performance.now()
+    await client.post(body)
+    hot.push(performance.now() - started)
+  }
+  // interleave's warm-up calls come first: the last `calls` entries are the measured ones.
+  const measured = (calls: number) => ({ cold: cold.slice(-calls), hot: hot.slice(-calls) })
+  return { run, measured, close: client.close }
+}
+
+/** `floor` with its latest latency kept: the idle a cold no-op run waits before it is posted. */
+function rememberingLatency(floor: () => Promise<void>) {
+  let latestMs = 0
+  const run = async () => {
+    const started = performance.now()
+    await floor()
+    latestMs = performance.now() - started
+  }
+  return { run, latestMs: () => latestMs }
+}
+
+/**
+ * A cold no-op run's row, and the nearest figure a Bash or Grep call could reach at this design:
+ * the same command through a spawner without HTTP, plus the cold no-op run (the HTTP request, the
+ * run and its answer after the same idle), against the call's floor.
+ */
+function coldFigures(
+  label: string,
+  floorName: string,
+  floor: number[],
+  throughSpawner: number[],
+  noop: { cold: number[]; hot: number[] },
+): Figure[] {
+  const cold = summarise(noop.cold)
+  const hot = summarise(noop.hot)
+  const spawner = summarise(throughSpawner)
+  return [
+    ratioFigure({
+      name: `${label}: a no-op run after the same idle as a Bash call (cold), p50`,
+      unit: 'ms',
+      value: cold.p50,
+      baselineName: 'the same no-op run back to back (hot), p50',
+      baseline: hot.p50,
+      details: { p99Ms: cold.p99, runs: cold.requests, hotP99Ms: hot.p99 },
+    }),
+    ratioFigure({
+      name: `${label}: nearest achievable, through a spawner with no HTTP plus a cold no-op run, p50`,
+      unit: 'ms',
+      value: spawner.p50 + cold.p50,
+      baselineName: floorName,
+      baseline: summarise(floor).p50,
+      details: { throughSpawnerP50Ms: spawner.p50, coldNoopP50Ms: cold.p50 },
+    }),
+  ]
+}
+
 const BWRAP_FLOOR = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent']
 const PID_NAMESPACE_FLOOR = ['--pdeathsig', 'KILL', 'unshare', '--pid', '--fork', '--kill-child', '--mount-proc', '--']
 
@@ -259,13 +331,20 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       containment === 'pid-namespace'
         ? [() => spawnBare('setpriv', [...PID_NAMESPACE_FLOOR, 'bash', '-c', 'true'])]
         : []
-    const offMeasured = await interleave(() => spawnBare('bash', ['-c', 'true']), bashTrue, seconds, [
+    const offFloor = rememberingLatency(() => spawnBare('bash', ['-c', 'true']))
+    const offNoop = coldNoopRuns(off, session.id, offFloor.latestMs)
+    const offMeasured = await interleave(offFloor.run, bashTrue, seconds, [
+      offNoop.run,
       ...sameContainment,
       offParts.bare,
       offParts.throughSpawner,
-    ]).finally(offParts.close)
+    ]).finally(() => {
+      offParts.close()
+      offNoop.close()
+    })
+    const [, ...offOthers] = offMeasured.others
     const [namespaceFloor, offBare = [], offThroughSpawner = []] =
-      offMeasured.others.length === 3 ? offMeasured.others : [undefined, ...offMeasured.others]
+      offOthers.length === 3 ? offOthers : [undefined, ...offOthers]
     figures.push(
       figure(
         'Bash `true`, sandbox off: p50, one client in flight',
@@ -296,6 +375,13 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         offBare,
         offThroughSpawner,
       ),
+      ...coldFigures(
+        'Bash `true`, sandbox off',
+        namespaceFloor ? 'the same PID namespace bare, p50' : 'bare `bash -c true`, p50',
+        namespaceFloor ?? offMeasured.floor,
+        offThroughSpawner,
+        offNoop.measured(offMeasured.service.length),
+      ),
     )
 
     const grepInput = { pattern: 'needle', path: session.cwd }
@@ -309,12 +395,15 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
     })
     // The same search through a spawner from here: the hop without the HTTP request and the tool's code.
     const grepParts = await commandParts(['rg', ...rgArgs], session.cwd)
-    const grepMeasured = await interleave(
-      () => spawnBare('rg', rgArgs, session.cwd),
-      () => client.run('Grep', grepInput),
-      seconds,
-      [grepParts.throughSpawner],
-    ).finally(grepParts.close)
+    const grepFloor = rememberingLatency(() => spawnBare('rg', rgArgs, session.cwd))
+    const grepNoop = coldNoopRuns(off, session.id, grepFloor.latestMs)
+    const grepMeasured = await interleave(grepFloor.run, () => client.run('Grep', grepInput), seconds, [
+      grepNoop.run,
+      grepParts.throughSpawner,
+    ]).finally(() => {
+      grepParts.close()
+      grepNoop.close()
+    })
     figures.push(
       figure(
         'Grep, 40 files: p50, one client in flight',
@@ -325,10 +414,17 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       ratioFigure({
         name: 'Grep, 40 files: the same `rg` through a spawner, no HTTP, p50 (the spawner hop)',
         unit: 'ms',
-        value: summarise(grepMeasured.others[0] ?? []).p50,
+        value: summarise(grepMeasured.others[1] ?? []).p50,
         baselineName: 'bare `rg` with the same argv from Node, p50',
         baseline: summarise(grepMeasured.floor).p50,
       }),
+      ...coldFigures(
+        'Grep, 40 files',
+        'bare `rg` with the same argv from Node, p50',
+        grepMeasured.floor,
+        grepMeasured.others[1] ?? [],
+        grepNoop.measured(grepMeasured.service.length),
+      ),
     )
 
     const noop = jsonClient(`${off.url}/v1/runs`)
@@ -386,12 +482,16 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         [BWRAP_COMMAND, ...bubblewrapArguments(layout), WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', 'true'],
         session.cwd,
       )
-      const measured = await interleave(
-        () => spawnBare('bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true']),
-        () => client.run('Bash', { command: 'true' }),
-        seconds,
-        [parts.bare, parts.throughSpawner],
-      ).finally(parts.close)
+      const floor = rememberingLatency(() => spawnBare('bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true']))
+      const noop = coldNoopRuns(sandboxed, session.id, floor.latestMs)
+      const measured = await interleave(floor.run, () => client.run('Bash', { command: 'true' }), seconds, [
+        noop.run,
+        parts.bare,
+        parts.throughSpawner,
+      ]).finally(() => {
+        parts.close()
+        noop.close()
+      })
       figures.push(
         figure(
           'Bash `true`, bubblewrap: p50, one client in flight',
@@ -403,8 +503,15 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
           'Bash `true`, bubblewrap',
           'the bare `bwrap --ro-bind / / …` floor, p50',
           measured.floor,
-          measured.others[0] ?? [],
           measured.others[1] ?? [],
+          measured.others[2] ?? [],
+        ),
+        ...coldFigures(
+          'Bash `true`, bubblewrap',
+          'the bare `bwrap --ro-bind / / …` floor, p50',
+          measured.floor,
+          measured.others[2] ?? [],
+          noop.measured(measured.service.length),
         ),
       )
       client.close()
