@@ -45,21 +45,23 @@ type Measured = { service: number[]; floor: number[] }
  * namespace's init shell, bubblewrap's layout, the start announce: behaviour, docs/adr/0461,
  * 0384, 0301); the second adds the spawner hop; the service's figure adds the HTTP request and
  * the run. Figures with their floor and no goal: the decomposition of goal 2
- * (docs/adr/0474-the-bash-figures-show-their-decomposition.md).
+ * (docs/adr/0474-the-bash-figures-show-their-decomposition.md). `sameSession` as the service
+ * starts the command: a PID-namespace or process-group command in a session of its own
+ * (docs/adr/0476), bubblewrap and a search in the spawner's.
  */
-async function commandParts(argv: readonly string[], cwd: string) {
+async function commandParts(argv: readonly string[], cwd: string, sameSession: boolean) {
   const spawner = await connectSpawner(path.join(REPOSITORY, 'dist/src/tools/bash/spawner-main.js'))
   const env = commandEnvironment()
   const [file = '', ...args] = argv
   const throughSpawner = async () => {
-    const launched = await spawner.launch(file, args, { cwd, env, announcesStart: true, sameSession: true })
+    const launched = await spawner.launch(file, args, { cwd, env, announcesStart: true, sameSession })
     launched.stdout.resume()
     launched.stderr.resume()
     const [code] = await launched.exited
     await launched.closed
     if (code !== 0) throw new Error(`${file} exited with ${code} through the spawner`)
   }
-  return { bare: () => spawnBare(file, args, cwd, true), throughSpawner, close: () => spawner.kill() }
+  return { bare: () => spawnBare(file, args, cwd, true, !sameSession), throughSpawner, close: () => spawner.kill() }
 }
 
 /** The two rows of commandParts' figures, against `floorName`'s p50. */
@@ -158,9 +160,19 @@ const PID_NAMESPACE_FLOOR = ['--pdeathsig', 'KILL', 'unshare', '--pid', '--fork'
  * Spawns `file args` from this process and resolves once it exited and its pipes closed. With
  * `announces`, fd 3 is a pipe too, as the service gives its wrapper shells (docs/adr/0301).
  */
-function spawnBare(file: string, args: readonly string[], cwd?: string, announces = false): Promise<void> {
+function spawnBare(
+  file: string,
+  args: readonly string[],
+  cwd?: string,
+  announces = false,
+  detached = false,
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, stdio: ['ignore', 'pipe', 'pipe', ...(announces ? ['pipe' as const] : [])] })
+    const child = spawn(file, args, {
+      cwd,
+      detached,
+      stdio: ['ignore', 'pipe', 'pipe', ...(announces ? ['pipe' as const] : [])],
+    })
     child.stdout?.resume()
     child.stderr?.resume()
     ;(child.stdio[3] as Readable | null | undefined)?.resume()
@@ -323,9 +335,11 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
     const containment = readyz.bash_containment ?? 'unknown'
     const bashTrue = () => client.run('Bash', { command: 'true' })
     // The same containment as the service's, spawned bare: what the namespace itself costs.
+    // In a session of its own, as the service starts it without bubblewrap (docs/adr/0476).
     const offParts = await commandParts(
       containedShellArgv(containment === 'pid-namespace' ? 'pid-namespace' : 'process-group', MERGE_STDERR, 'true'),
       session.cwd,
+      false,
     )
     const sameContainment =
       containment === 'pid-namespace'
@@ -394,7 +408,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       multiline: false,
     })
     // The same search through a spawner from here: the hop without the HTTP request and the tool's code.
-    const grepParts = await commandParts(['rg', ...rgArgs], session.cwd)
+    const grepParts = await commandParts(['rg', ...rgArgs], session.cwd, true)
     const grepFloor = rememberingLatency(() => spawnBare('rg', rgArgs, session.cwd))
     const grepNoop = coldNoopRuns(off, session.id, grepFloor.latestMs)
     const grepMeasured = await interleave(grepFloor.run, () => client.run('Grep', grepInput), seconds, [
@@ -481,6 +495,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       const parts = await commandParts(
         [BWRAP_COMMAND, ...bubblewrapArguments(layout), WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', 'true'],
         session.cwd,
+        true,
       )
       const floor = rememberingLatency(() => spawnBare('bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true']))
       const noop = coldNoopRuns(sandboxed, session.id, floor.latestMs)
