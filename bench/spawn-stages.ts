@@ -10,7 +10,7 @@
  *   npx tsx bench/spawn-stages.ts [--tool bash|grep|noop] [--sandbox off|bwrap] [--calls 200] [--nice 10] [--profile DIR]
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -142,12 +142,30 @@ try {
   const spawnerPid = Number(
     readFileSync(`/proc/${servicePid}/task/${servicePid}/children`, 'utf8').trim().split(' ')[0],
   )
-  const cpu = (pid: number | undefined) => {
+  const cpu = (pid: number | undefined, file = `/proc/${pid}/stat`) => {
     if (pid === undefined) return Number.NaN
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    const fields = readFileSync(file, 'utf8').split(') ')[1]?.split(' ') ?? []
     // utime and stime, in clock ticks (100 a second): fields 14 and 15 of stat.
     return (Number(fields[11]) + Number(fields[12])) * 10
   }
+  // Each thread of the service by name (main, libuv's threadpool, V8's workers): where its CPU goes.
+  const threads = (pid: number) => {
+    const byName = new Map<string, number>()
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
+        const key = tid === String(pid) ? 'main' : name
+        byName.set(key, (byName.get(key) ?? 0) + cpu(Number(tid), `/proc/${pid}/task/${tid}/stat`))
+      } catch {
+        // A thread gone in between.
+      }
+    }
+    return byName
+  }
+  /** The spawner's resident set, in MB: what each of its forks copies the page tables of. */
+  const rssMb = (pid: number) =>
+    Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024
+  let threadsBefore = new Map<string, number>()
   const windows: [number, number][] = []
   const floors: Record<string, number>[] = []
   const cpuBefore: (number | NodeJS.CpuUsage)[] = []
@@ -164,13 +182,18 @@ try {
       tracer.kill('SIGINT')
       tracer = undefined
     }
-    if (round === 20) cpuBefore.push(cpu(service.child.pid), cpu(spawnerPid), process.cpuUsage())
+    if (round === 20) {
+      cpuBefore.push(cpu(service.child.pid), cpu(spawnerPid), process.cpuUsage())
+      threadsBefore = threads(servicePid)
+    }
     if (round >= 20) {
       floors.push(bare)
       windows.push([sent, received])
     }
   }
   const cpuAfter = [cpu(service.child.pid), cpu(spawnerPid), process.cpuUsage(cpuBefore[2] as NodeJS.CpuUsage)]
+  const threadsAfter = threads(servicePid)
+  const spawnerRss = values.tool === 'noop' ? Number.NaN : rssMb(spawnerPid)
   client.close()
   process.kill(service.child.pid as number, 'SIGUSR2')
   const serviceStamps = await readStamps(path.join(traceDir, 'service.json'))
@@ -251,6 +274,13 @@ try {
   const own = cpuAfter[2] as NodeJS.CpuUsage
   console.log(
     `CPU a call (ms, from /proc): service ${perCall(0).toFixed(2)}, spawner ${perCall(1).toFixed(2)}; this process (client and floor) ${((own.user + own.system) / 1000 / windows.length).toFixed(2)}`,
+  )
+  const byThread = [...threadsAfter]
+    .map(([name, after]) => [name, (after - (threadsBefore.get(name) ?? 0)) / windows.length] as const)
+    .filter(([, perCall]) => perCall > 0)
+    .map(([name, perCall]) => `${name} ${perCall.toFixed(2)}`)
+  console.log(
+    `  the service's threads (ms a call): ${byThread.join(', ')}; the spawner's RSS ${spawnerRss.toFixed(1)} MB`,
   )
   console.log('  median      mean  stage')
   for (const [name, list] of stages) {
