@@ -129,6 +129,7 @@ function coldFigures(
   floor: number[],
   throughSpawner: number[],
   noop: { cold: number[]; hot: number[] },
+  service: number[],
 ): Figure[] {
   const cold = summarise(noop.cold)
   const hot = summarise(noop.hot)
@@ -148,7 +149,12 @@ function coldFigures(
       value: spawner.p50 + cold.p50,
       baselineName: floorName,
       baseline: summarise(floor).p50,
-      details: { throughSpawnerP50Ms: spawner.p50, coldNoopP50Ms: cold.p50 },
+      // What the tool's code and its spawner messages add in the service, over this figure.
+      details: {
+        throughSpawnerP50Ms: spawner.p50,
+        coldNoopP50Ms: cold.p50,
+        serviceOverNearestMs: Math.round((summarise(service).p50 - spawner.p50 - cold.p50) * 1000) / 1000,
+      },
     }),
   ]
 }
@@ -395,6 +401,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         namespaceFloor ?? offMeasured.floor,
         offThroughSpawner,
         offNoop.measured(offMeasured.service.length),
+        offMeasured.service,
       ),
     )
 
@@ -438,6 +445,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         grepMeasured.floor,
         grepMeasured.others[1] ?? [],
         grepNoop.measured(grepMeasured.service.length),
+        grepMeasured.service,
       ),
     )
 
@@ -527,6 +535,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
           measured.floor,
           measured.others[2] ?? [],
           noop.measured(measured.service.length),
+          measured.service,
         ),
       )
       client.close()
