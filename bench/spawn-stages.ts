@@ -27,7 +27,7 @@ const { values } = parseArgs({
     sandbox: { type: 'string', default: 'off' },
     calls: { type: 'string', default: '200' },
     nice: { type: 'string', default: '10' },
-    /** A directory for the service's `--cpu-prof` profile. */
+    /** A directory for the service's `--cpu-prof` profile (and the spawner's, in its `spawner` folder). */
     profile: { type: 'string' },
     /** A file for `strace -f -ttt` of the service and its spawner over the first 20 measured calls. */
     strace: { type: 'string' },
@@ -90,6 +90,7 @@ const service = await startService(
     TOOLEXEC_WARM_SANDBOXES: '0',
     TOOLEXEC_PROCESS_NICE: values.nice as string,
     STAGE_TRACE_DIR: traceDir,
+    ...(values.profile ? { SPAWNER_PROFILE_DIR: path.join(values.profile, 'spawner') } : {}),
   },
   [
     '--import',
