@@ -204,6 +204,8 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         finish(message.id, entry)
         break
       case 'exit':
+        // Its stderr closed before it exited (docs/adr/0498): the end comes with the exit.
+        if (message.stderrEnded) entry.stderr.end()
         entry.stdin?.destroy()
         entry.started.resolve()
         entry.exitSeen = true

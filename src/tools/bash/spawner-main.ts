@@ -104,13 +104,22 @@ function start(request: SpawnRequest): void {
     announcer.once('end', started)
     announcer.once('error', started)
   }
+  // A stderr that closes before the exit (the usual end: only the wrappers hold it) is told
+  // with the exit, in one message: a write here and a message for the service fewer a command
+  // (docs/adr/0498-stderr-end-rides-with-the-exit.md). One that closes after is told on its own.
+  let exited = false
+  let stderrEnded = false
   if (!status) {
     stderr.on('data', (chunk: Buffer) => send({ type: 'stderr', id, data: chunk.toString('base64') }))
-    stderr.once('close', () => send({ type: 'stderr-end', id }))
+    stderr.once('close', () => {
+      if (exited) send({ type: 'stderr-end', id })
+      else stderrEnded = true
+    })
   }
   child.once('exit', (code, signal) => {
     running.delete(id)
-    send({ type: 'exit', id, code, signal })
+    exited = true
+    send({ type: 'exit', id, code, signal, ...(stderrEnded ? { stderrEnded } : {}) })
   })
 }
 

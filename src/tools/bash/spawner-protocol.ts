@@ -69,4 +69,5 @@ export type SpawnerMessage =
   /** Bytes the wrapper (bwrap, setpriv, unshare) wrote to stderr, base64: rare and small. */
   | { type: 'stderr'; id: number; data: string }
   | { type: 'stderr-end'; id: number }
-  | { type: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null }
+  /** `stderrEnded`: the wrappers' stderr closed before the exit, and no `stderr-end` follows. */
+  | { type: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null; stderrEnded?: boolean }
