@@ -283,10 +283,12 @@ try {
   console.log(
     `  the service's threads (ms a call): ${byThread.join(', ')}; the spawner's RSS ${spawnerRss.toFixed(1)} MB`,
   )
-  console.log('  median      mean  stage')
+  console.log('  median      mean  calls  stage')
   for (const [name, list] of stages) {
     const mean = list.reduce((sum, value) => sum + value, 0) / list.length
-    console.log(`${(median(list) / 1000).toFixed(3).padStart(8)}  ${(mean / 1000).toFixed(3).padStart(8)}  ${name}`)
+    console.log(
+      `${(median(list) / 1000).toFixed(3).padStart(8)}  ${(mean / 1000).toFixed(3).padStart(8)}  ${String(list.length).padStart(5)}  ${name}`,
+    )
   }
 } finally {
   await service.stop()

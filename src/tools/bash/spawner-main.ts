@@ -104,22 +104,27 @@ function start(request: SpawnRequest): void {
     announcer.once('end', started)
     announcer.once('error', started)
   }
-  // A stderr that closes before the exit (the usual end: only the wrappers hold it) is told
-  // with the exit, in one message: a write here and a message for the service fewer a command
-  // (docs/adr/0498-stderr-end-rides-with-the-exit.md). One that closes after is told on its own.
-  let exited = false
-  let stderrEnded = false
+  // The exit is told once the wrappers' stderr closed too (only `bwrap`, `setpriv`, `unshare` and
+  // the wrapper shell hold it: the command's own stderr goes to stdout), in one message: the
+  // service, which waits for both, is woken once (docs/adr/0498-stderr-end-rides-with-the-exit.md).
+  let stderrClosed = status !== undefined && status !== null
+  let exit: [number | null, NodeJS.Signals | null] | undefined
+  const sendExit = () => {
+    if (!exit || !stderrClosed) return
+    const [code, signal] = exit
+    send({ type: 'exit', id, code, signal, ...(status ? {} : { stderrEnded: true }) })
+  }
   if (!status) {
     stderr.on('data', (chunk: Buffer) => send({ type: 'stderr', id, data: chunk.toString('base64') }))
     stderr.once('close', () => {
-      if (exited) send({ type: 'stderr-end', id })
-      else stderrEnded = true
+      stderrClosed = true
+      sendExit()
     })
   }
   child.once('exit', (code, signal) => {
     running.delete(id)
-    exited = true
-    send({ type: 'exit', id, code, signal, ...(stderrEnded ? { stderrEnded } : {}) })
+    exit = [code, signal]
+    sendExit()
   })
 }
 
