@@ -10,7 +10,7 @@
  *   npx tsx bench/spawn-stages.ts [--tool bash|grep|noop] [--sandbox off|bwrap] [--calls 200] [--nice 10] [--profile DIR]
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -27,7 +27,7 @@ const { values } = parseArgs({
     sandbox: { type: 'string', default: 'off' },
     calls: { type: 'string', default: '200' },
     nice: { type: 'string', default: '10' },
-    /** A directory for the service's `--cpu-prof` profile. */
+    /** A directory for the service's `--cpu-prof` profile (and the spawner's, in its `spawner` folder). */
     profile: { type: 'string' },
     /** A file for `strace -f -ttt` of the service and its spawner over the first 20 measured calls. */
     strace: { type: 'string' },
@@ -90,6 +90,7 @@ const service = await startService(
     TOOLEXEC_WARM_SANDBOXES: '0',
     TOOLEXEC_PROCESS_NICE: values.nice as string,
     STAGE_TRACE_DIR: traceDir,
+    ...(values.profile ? { SPAWNER_PROFILE_DIR: path.join(values.profile, 'spawner') } : {}),
   },
   [
     '--import',
@@ -142,12 +143,30 @@ try {
   const spawnerPid = Number(
     readFileSync(`/proc/${servicePid}/task/${servicePid}/children`, 'utf8').trim().split(' ')[0],
   )
-  const cpu = (pid: number | undefined) => {
+  const cpu = (pid: number | undefined, file = `/proc/${pid}/stat`) => {
     if (pid === undefined) return Number.NaN
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    const fields = readFileSync(file, 'utf8').split(') ')[1]?.split(' ') ?? []
     // utime and stime, in clock ticks (100 a second): fields 14 and 15 of stat.
     return (Number(fields[11]) + Number(fields[12])) * 10
   }
+  // Each thread of the service by name (main, libuv's threadpool, V8's workers): where its CPU goes.
+  const threads = (pid: number) => {
+    const byName = new Map<string, number>()
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
+        const key = tid === String(pid) ? 'main' : name
+        byName.set(key, (byName.get(key) ?? 0) + cpu(Number(tid), `/proc/${pid}/task/${tid}/stat`))
+      } catch {
+        // A thread gone in between.
+      }
+    }
+    return byName
+  }
+  /** The spawner's resident set, in MB: what each of its forks copies the page tables of. */
+  const rssMb = (pid: number) =>
+    Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024
+  let threadsBefore = new Map<string, number>()
   const windows: [number, number][] = []
   const floors: Record<string, number>[] = []
   const cpuBefore: (number | NodeJS.CpuUsage)[] = []
@@ -164,13 +183,18 @@ try {
       tracer.kill('SIGINT')
       tracer = undefined
     }
-    if (round === 20) cpuBefore.push(cpu(service.child.pid), cpu(spawnerPid), process.cpuUsage())
+    if (round === 20) {
+      cpuBefore.push(cpu(service.child.pid), cpu(spawnerPid), process.cpuUsage())
+      threadsBefore = threads(servicePid)
+    }
     if (round >= 20) {
       floors.push(bare)
       windows.push([sent, received])
     }
   }
   const cpuAfter = [cpu(service.child.pid), cpu(spawnerPid), process.cpuUsage(cpuBefore[2] as NodeJS.CpuUsage)]
+  const threadsAfter = threads(servicePid)
+  const spawnerRss = values.tool === 'noop' ? Number.NaN : rssMb(spawnerPid)
   client.close()
   process.kill(service.child.pid as number, 'SIGUSR2')
   const serviceStamps = await readStamps(path.join(traceDir, 'service.json'))
@@ -252,10 +276,19 @@ try {
   console.log(
     `CPU a call (ms, from /proc): service ${perCall(0).toFixed(2)}, spawner ${perCall(1).toFixed(2)}; this process (client and floor) ${((own.user + own.system) / 1000 / windows.length).toFixed(2)}`,
   )
-  console.log('  median      mean  stage')
+  const byThread = [...threadsAfter]
+    .map(([name, after]) => [name, (after - (threadsBefore.get(name) ?? 0)) / windows.length] as const)
+    .filter(([, perCall]) => perCall > 0)
+    .map(([name, perCall]) => `${name} ${perCall.toFixed(2)}`)
+  console.log(
+    `  the service's threads (ms a call): ${byThread.join(', ')}; the spawner's RSS ${spawnerRss.toFixed(1)} MB`,
+  )
+  console.log('  median      mean  calls  stage')
   for (const [name, list] of stages) {
     const mean = list.reduce((sum, value) => sum + value, 0) / list.length
-    console.log(`${(median(list) / 1000).toFixed(3).padStart(8)}  ${(mean / 1000).toFixed(3).padStart(8)}  ${name}`)
+    console.log(
+      `${(median(list) / 1000).toFixed(3).padStart(8)}  ${(mean / 1000).toFixed(3).padStart(8)}  ${String(list.length).padStart(5)}  ${name}`,
+    )
   }
 } finally {
   await service.stop()

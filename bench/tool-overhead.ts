@@ -49,21 +49,23 @@ type Measured = { service: number[]; floor: number[] }
  * namespace's init shell, bubblewrap's layout, the start announce: behaviour, docs/adr/0461,
  * 0384, 0301); the second adds the spawner hop; the service's figure adds the HTTP request and
  * the run. Figures with their floor and no goal: the decomposition of goal 2
- * (docs/adr/0474-the-bash-figures-show-their-decomposition.md).
+ * (docs/adr/0474-the-bash-figures-show-their-decomposition.md). `sameSession` as the service
+ * starts the command: a PID-namespace or process-group command in a session of its own
+ * (docs/adr/0476), bubblewrap and a search in the spawner's.
  */
-async function commandParts(argv: readonly string[], cwd: string) {
+async function commandParts(argv: readonly string[], cwd: string, sameSession: boolean) {
   const spawner = await connectSpawner(path.join(REPOSITORY, 'dist/src/tools/bash/spawner-main.js'))
   const env = commandEnvironment()
   const [file = '', ...args] = argv
   const throughSpawner = async () => {
-    const launched = await spawner.launch(file, args, { cwd, env, announcesStart: true, sameSession: true })
+    const launched = await spawner.launch(file, args, { cwd, env, announcesStart: true, sameSession })
     launched.stdout.resume()
     launched.stderr.resume()
     const [code] = await launched.exited
     await launched.closed
     if (code !== 0) throw new Error(`${file} exited with ${code} through the spawner`)
   }
-  return { bare: () => spawnBare(file, args, cwd, true), throughSpawner, close: () => spawner.kill() }
+  return { bare: () => spawnBare(file, args, cwd, true, !sameSession), throughSpawner, close: () => spawner.kill() }
 }
 
 /** The two rows of commandParts' figures, against `floorName`'s p50. */
@@ -83,6 +85,84 @@ function partFigures(label: string, floorName: string, floor: number[], bare: nu
   ]
 }
 
+/**
+ * A no-op run (ToolSearch) posted after the service sat idle as long as before a Bash call: the
+ * client first waits the latest floor spawn's latency (a Bash call is posted right after its
+ * floor, so the service has been idle that long), then times the run alone, then a second run
+ * at once (hot). Each call records its own two latencies; the idle is not timed
+ * (docs/adr/0495-the-bash-figures-count-a-cold-no-op-run.md).
+ */
+function coldNoopRuns(service: ServerProcess, sessionId: string, idleMs: () => number) {
+  const client = jsonClient(`${service.url}/v1/runs`)
+  const body = noopBatch(1, { session_id: sessionId })
+  const cold: number[] = []
+  const hot: number[] = []
+  const run = async () => {
+    await new Promise((resolve) => setTimeout(resolve, idleMs()))
+    let started = performance.now()
+    await client.post(body)
+    cold.push(performance.now() - started)
+    started = performance.now()
+    await client.post(body)
+    hot.push(performance.now() - started)
+  }
+  // interleave's warm-up calls come first: the last `calls` entries are the measured ones.
+  const measured = (calls: number) => ({ cold: cold.slice(-calls), hot: hot.slice(-calls) })
+  return { run, measured, close: client.close }
+}
+
+/** `floor` with its latest latency kept: the idle a cold no-op run waits before it is posted. */
+function rememberingLatency(floor: () => Promise<void>) {
+  let latestMs = 0
+  const run = async () => {
+    const started = performance.now()
+    await floor()
+    latestMs = performance.now() - started
+  }
+  return { run, latestMs: () => latestMs }
+}
+
+/**
+ * A cold no-op run's row, and the nearest figure a Bash or Grep call could reach at this design:
+ * the same command through a spawner without HTTP, plus the cold no-op run (the HTTP request, the
+ * run and its answer after the same idle), against the call's floor.
+ */
+function coldFigures(
+  label: string,
+  floorName: string,
+  floor: number[],
+  throughSpawner: number[],
+  noop: { cold: number[]; hot: number[] },
+  service: number[],
+): Figure[] {
+  const cold = summarise(noop.cold)
+  const hot = summarise(noop.hot)
+  const spawner = summarise(throughSpawner)
+  return [
+    ratioFigure({
+      name: `${label}: a no-op run after the same idle as a Bash call (cold), p50`,
+      unit: 'ms',
+      value: cold.p50,
+      baselineName: 'the same no-op run back to back (hot), p50',
+      baseline: hot.p50,
+      details: { p99Ms: cold.p99, runs: cold.requests, hotP99Ms: hot.p99 },
+    }),
+    ratioFigure({
+      name: `${label}: nearest achievable, through a spawner with no HTTP plus a cold no-op run, p50`,
+      unit: 'ms',
+      value: spawner.p50 + cold.p50,
+      baselineName: floorName,
+      baseline: summarise(floor).p50,
+      // What the tool's code and its spawner messages add in the service, over this figure.
+      details: {
+        throughSpawnerP50Ms: spawner.p50,
+        coldNoopP50Ms: cold.p50,
+        serviceOverNearestMs: Math.round((summarise(service).p50 - spawner.p50 - cold.p50) * 1000) / 1000,
+      },
+    }),
+  ]
+}
+
 const BWRAP_FLOOR = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent']
 const PID_NAMESPACE_FLOOR = ['--pdeathsig', 'KILL', 'unshare', '--pid', '--fork', '--kill-child', '--mount-proc', '--']
 
@@ -90,9 +170,19 @@ const PID_NAMESPACE_FLOOR = ['--pdeathsig', 'KILL', 'unshare', '--pid', '--fork'
  * Spawns `file args` from this process and resolves once it exited and its pipes closed. With
  * `announces`, fd 3 is a pipe too, as the service gives its wrapper shells (docs/adr/0301).
  */
-function spawnBare(file: string, args: readonly string[], cwd?: string, announces = false): Promise<void> {
+function spawnBare(
+  file: string,
+  args: readonly string[],
+  cwd?: string,
+  announces = false,
+  detached = false,
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, stdio: ['ignore', 'pipe', 'pipe', ...(announces ? ['pipe' as const] : [])] })
+    const child = spawn(file, args, {
+      cwd,
+      detached,
+      stdio: ['ignore', 'pipe', 'pipe', ...(announces ? ['pipe' as const] : [])],
+    })
     child.stdout?.resume()
     child.stderr?.resume()
     ;(child.stdio[3] as Readable | null | undefined)?.resume()
@@ -382,21 +472,30 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
     const containment = readyz.bash_containment ?? 'unknown'
     const bashTrue = () => client.run('Bash', { command: 'true' })
     // The same containment as the service's, spawned bare: what the namespace itself costs.
+    // In a session of its own, as the service starts it without bubblewrap (docs/adr/0476).
     const offParts = await commandParts(
       containedShellArgv(containment === 'pid-namespace' ? 'pid-namespace' : 'process-group', MERGE_STDERR, 'true'),
       session.cwd,
+      false,
     )
     const sameContainment =
       containment === 'pid-namespace'
         ? [() => spawnBare('setpriv', [...PID_NAMESPACE_FLOOR, 'bash', '-c', 'true'])]
         : []
-    const offMeasured = await interleave(() => spawnBare('bash', ['-c', 'true']), bashTrue, seconds, [
+    const offFloor = rememberingLatency(() => spawnBare('bash', ['-c', 'true']))
+    const offNoop = coldNoopRuns(off, session.id, offFloor.latestMs)
+    const offMeasured = await interleave(offFloor.run, bashTrue, seconds, [
+      offNoop.run,
       ...sameContainment,
       offParts.bare,
       offParts.throughSpawner,
-    ]).finally(offParts.close)
+    ]).finally(() => {
+      offParts.close()
+      offNoop.close()
+    })
+    const [, ...offOthers] = offMeasured.others
     const [namespaceFloor, offBare = [], offThroughSpawner = []] =
-      offMeasured.others.length === 3 ? offMeasured.others : [undefined, ...offMeasured.others]
+      offOthers.length === 3 ? offOthers : [undefined, ...offOthers]
     figures.push(
       figure(
         'Bash `true`, sandbox off: p50, one client in flight',
@@ -427,6 +526,14 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         offBare,
         offThroughSpawner,
       ),
+      ...coldFigures(
+        'Bash `true`, sandbox off',
+        namespaceFloor ? 'the same PID namespace bare, p50' : 'bare `bash -c true`, p50',
+        namespaceFloor ?? offMeasured.floor,
+        offThroughSpawner,
+        offNoop.measured(offMeasured.service.length),
+        offMeasured.service,
+      ),
     )
 
     const grepInput = { pattern: 'needle', path: session.cwd }
@@ -439,13 +546,16 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       multiline: false,
     })
     // The same search through a spawner from here: the hop without the HTTP request and the tool's code.
-    const grepParts = await commandParts(['rg', ...rgArgs], session.cwd)
-    const grepMeasured = await interleave(
-      () => spawnBare('rg', rgArgs, session.cwd),
-      () => client.run('Grep', grepInput),
-      seconds,
-      [grepParts.throughSpawner],
-    ).finally(grepParts.close)
+    const grepParts = await commandParts(['rg', ...rgArgs], session.cwd, true)
+    const grepFloor = rememberingLatency(() => spawnBare('rg', rgArgs, session.cwd))
+    const grepNoop = coldNoopRuns(off, session.id, grepFloor.latestMs)
+    const grepMeasured = await interleave(grepFloor.run, () => client.run('Grep', grepInput), seconds, [
+      grepNoop.run,
+      grepParts.throughSpawner,
+    ]).finally(() => {
+      grepParts.close()
+      grepNoop.close()
+    })
     figures.push(
       figure(
         'Grep, 40 files: p50, one client in flight',
@@ -456,10 +566,18 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       ratioFigure({
         name: 'Grep, 40 files: the same `rg` through a spawner, no HTTP, p50 (the spawner hop)',
         unit: 'ms',
-        value: summarise(grepMeasured.others[0] ?? []).p50,
+        value: summarise(grepMeasured.others[1] ?? []).p50,
         baselineName: 'bare `rg` with the same argv from Node, p50',
         baseline: summarise(grepMeasured.floor).p50,
       }),
+      ...coldFigures(
+        'Grep, 40 files',
+        'bare `rg` with the same argv from Node, p50',
+        grepMeasured.floor,
+        grepMeasured.others[1] ?? [],
+        grepNoop.measured(grepMeasured.service.length),
+        grepMeasured.service,
+      ),
     )
 
     const noop = jsonClient(`${off.url}/v1/runs`)
@@ -525,13 +643,18 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       const parts = await commandParts(
         [BWRAP_COMMAND, ...bubblewrapArguments(layout), WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', 'true'],
         session.cwd,
+        true,
       )
-      const measured = await interleave(
-        () => spawnBare('bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true']),
-        () => client.run('Bash', { command: 'true' }),
-        seconds,
-        [parts.bare, parts.throughSpawner],
-      ).finally(parts.close)
+      const floor = rememberingLatency(() => spawnBare('bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true']))
+      const noop = coldNoopRuns(sandboxed, session.id, floor.latestMs)
+      const measured = await interleave(floor.run, () => client.run('Bash', { command: 'true' }), seconds, [
+        noop.run,
+        parts.bare,
+        parts.throughSpawner,
+      ]).finally(() => {
+        parts.close()
+        noop.close()
+      })
       figures.push(
         figure(
           'Bash `true`, bubblewrap: p50, one client in flight',
@@ -543,8 +666,16 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
           'Bash `true`, bubblewrap',
           'the bare `bwrap --ro-bind / / …` floor, p50',
           measured.floor,
-          measured.others[0] ?? [],
           measured.others[1] ?? [],
+          measured.others[2] ?? [],
+        ),
+        ...coldFigures(
+          'Bash `true`, bubblewrap',
+          'the bare `bwrap --ro-bind / / …` floor, p50',
+          measured.floor,
+          measured.others[2] ?? [],
+          noop.measured(measured.service.length),
+          measured.service,
         ),
       )
       client.close()

@@ -30,6 +30,18 @@ const TRACED = fileURLToPath(new URL('./traced-spawner.js', import.meta.url))
 const realFork = childProcess.fork
 childProcess.fork = ((modulePath: string, ...rest: unknown[]) => {
   const isSpawner = String(modulePath).endsWith('spawner-main.js')
+  // With SPAWNER_PROFILE_DIR the spawner writes its own CPU profile there when it exits.
+  const profile = process.env.SPAWNER_PROFILE_DIR
+  const options = rest[1] as { execArgv?: string[] } | undefined
+  if (isSpawner && profile && options)
+    options.execArgv = [
+      ...(options.execArgv ?? []),
+      '--cpu-prof',
+      '--cpu-prof-interval',
+      '100',
+      '--cpu-prof-dir',
+      profile,
+    ]
   const child = (realFork as (...all: unknown[]) => ChildProcess)(isSpawner ? TRACED : modulePath, ...rest)
   if (!isSpawner) return child
   spawner = child

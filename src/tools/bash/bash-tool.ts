@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises'
+import { statSync } from 'node:fs'
 import { z } from 'zod'
 import { resolveRealPath } from '../../paths/resolve-real-path.js'
 import { realWorkingDirectories, WorkingDirectoryEscapeError } from '../../paths/working-directories.js'
@@ -38,6 +38,15 @@ function displayText(collected: CollectedOutput): string {
   return persistedOutputMessage({ path: collected.blob.path, size: collected.blob.size, preview, hasMore })
 }
 
+/** Whether `directory` is one now; any error (missing, not a directory, unreadable) is a no. */
+function isDirectory(directory: string): boolean {
+  try {
+    return statSync(directory).isDirectory()
+  } catch {
+    return false
+  }
+}
+
 /**
  * The directories bubblewrap binds, all checked this call: each working directory resolved and
  * inside the tenant's workspace root (realWorkingDirectories refuses the call otherwise), so
@@ -48,17 +57,11 @@ export async function sandboxLayout(context: ToolUseContext): Promise<SandboxLay
   const [cwd = context.cwd, ...rest] = await realWorkingDirectories(context, 'write')
   const writable = [cwd, ...rest]
   // bwrap refuses to bind a missing source; a working directory that does not exist has nothing to show.
-  const existing = await Promise.all(
-    writable.map((directory) =>
-      stat(directory).then(
-        (s) => s.isDirectory(),
-        () => false,
-      ),
-    ),
-  )
+  // One synchronous stat each, as for a call's own path (docs/adr/0312): a threadpool round trip
+  // cost the loop more than the stat (docs/adr/0496-a-sandbox-layout-stats-synchronously.md).
   return {
     cwd,
-    writableDirectories: writable.filter((_directory, index) => existing[index]),
+    writableDirectories: writable.filter(isDirectory),
     readOnlyDirectories: [await resolveRealPath(context.environment.blobDirectory)],
   }
 }

@@ -204,6 +204,8 @@ export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnec
         finish(message.id, entry)
         break
       case 'exit':
+        // The spawner tells the exit once stderr closed too (docs/adr/0498): its end comes with it.
+        if (message.stderrEnded) entry.stderr.end()
         entry.stdin?.destroy()
         entry.started.resolve()
         entry.exitSeen = true

@@ -104,13 +104,27 @@ function start(request: SpawnRequest): void {
     announcer.once('end', started)
     announcer.once('error', started)
   }
+  // The exit is told once the wrappers' stderr closed too (only `bwrap`, `setpriv`, `unshare` and
+  // the wrapper shell hold it: the command's own stderr goes to stdout), in one message: the
+  // service, which waits for both, is woken once (docs/adr/0498-stderr-end-rides-with-the-exit.md).
+  let stderrClosed = status !== undefined && status !== null
+  let exit: [number | null, NodeJS.Signals | null] | undefined
+  const sendExit = () => {
+    if (!exit || !stderrClosed) return
+    const [code, signal] = exit
+    send({ type: 'exit', id, code, signal, ...(status ? {} : { stderrEnded: true }) })
+  }
   if (!status) {
     stderr.on('data', (chunk: Buffer) => send({ type: 'stderr', id, data: chunk.toString('base64') }))
-    stderr.once('close', () => send({ type: 'stderr-end', id }))
+    stderr.once('close', () => {
+      stderrClosed = true
+      sendExit()
+    })
   }
   child.once('exit', (code, signal) => {
     running.delete(id)
-    send({ type: 'exit', id, code, signal })
+    exit = [code, signal]
+    sendExit()
   })
 }
 

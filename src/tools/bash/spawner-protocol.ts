@@ -69,4 +69,8 @@ export type SpawnerMessage =
   /** Bytes the wrapper (bwrap, setpriv, unshare) wrote to stderr, base64: rare and small. */
   | { type: 'stderr'; id: number; data: string }
   | { type: 'stderr-end'; id: number }
-  | { type: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null }
+  /**
+   * Sent once the command exited and its stderr closed (docs/adr/0498): `stderrEnded` says the
+   * exit carries stderr's end, and no `stderr-end` comes. A warm sandbox's stderr is a handle.
+   */
+  | { type: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null; stderrEnded?: boolean }
