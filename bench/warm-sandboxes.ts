@@ -152,6 +152,21 @@ async function settled(service: ServerProcess): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
+/**
+ * How long every latency sample waits, once settled, with nothing in flight: the service, the
+ * spawner and this process all idle as between a session's calls. Without it a sample came right
+ * after the `/readyz` poll and the no-op run of the parts row after a hot loop, at about half a
+ * cold run's cost (docs/adr/0485-every-warm-latency-sample-comes-after-the-same-idle.md).
+ */
+const IDLE_MS = 6
+
+/** Settled (docs/adr/0472), then idle for IDLE_MS, then one sample of `run`, in ms. */
+async function afterIdle(service: ServerProcess, run: () => Promise<void>): Promise<number[]> {
+  await settled(service)
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
+  return timeSerially(run, 0)
+}
+
 export async function warmSandboxes(seconds: number, cpuProfileDirectory?: string): Promise<Figure[]> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-warm-'))
   const nodeOptions = cpuProfileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfileDirectory)}`] : []
@@ -173,18 +188,16 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
     const [floor, warm, alone, own, noops]: [number[], number[], number[], number[], number[]] = [[], [], [], [], []]
     const timeAlone = async (launch: WarmLaunch, into: number[]) => {
       const prepared = await bareWarmSandbox(launch)
-      await settled(service)
-      into.push(...(await timeSerially(prepared, 0)))
+      into.push(...(await afterIdle(service, prepared)))
     }
+    // Each sample after the same idle (docs/adr/0485): the no-op run is as cold as the warm call.
     const until = performance.now() + seconds * 1000
     while (performance.now() < until) {
-      await settled(service)
-      floor.push(...(await timeSerially(bareSandbox, 0)))
-      await settled(service)
-      warm.push(...(await timeSerially(one.run, 0)))
+      floor.push(...(await afterIdle(service, bareSandbox)))
+      warm.push(...(await afterIdle(service, one.run)))
       await timeAlone(FLOOR_WARM, alone)
       if (layout) await timeAlone(layout, own)
-      noops.push(...(await timeSerially(noop.run, 0)))
+      noops.push(...(await afterIdle(service, noop.run)))
     }
     const after = await warmState(service)
     one.close()
@@ -214,7 +227,15 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
             value: noop50.p50 + own50.p50,
             baselineName: floorName,
             baseline: floor50.p50,
-            details: { noopP50Ms: noop50.p50, aloneP50Ms: own50.p50, noopRuns: noop50.requests },
+            details: { noopP50Ms: noop50.p50, aloneP50Ms: own50.p50, noopRuns: noop50.requests, idleMs: IDLE_MS },
+          }),
+          // What the service's warm path adds to a run over the sandbox's own work (docs/adr/0485).
+          ratioFigure({
+            name: 'What a warm call adds to its parts: the warm call’s p50 minus a no-op run’s and the service’s warm sandbox alone’s',
+            unit: 'ms',
+            value: Math.round((service50.p50 - noop50.p50 - own50.p50) * 1000) / 1000,
+            baselineName: floorName,
+            baseline: floor50.p50,
           }),
         ]
       : []
@@ -231,6 +252,7 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
           calls: service50.requests,
           floorP99Ms: floor50.p99,
           floorRuns: floor50.requests,
+          idleMs: IDLE_MS,
           hits: (after.hits ?? 0) - (before.hits ?? 0),
           misses: (after.misses ?? 0) - (before.misses ?? 0),
         },
