@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises'
+import { statSync } from 'node:fs'
 import { z } from 'zod'
 import { resolveRealPath } from '../../paths/resolve-real-path.js'
 import { realWorkingDirectories, WorkingDirectoryEscapeError } from '../../paths/working-directories.js'
@@ -48,14 +48,16 @@ export async function sandboxLayout(context: ToolUseContext): Promise<SandboxLay
   const [cwd = context.cwd, ...rest] = await realWorkingDirectories(context, 'write')
   const writable = [cwd, ...rest]
   // bwrap refuses to bind a missing source; a working directory that does not exist has nothing to show.
-  const existing = await Promise.all(
-    writable.map((directory) =>
-      stat(directory).then(
-        (s) => s.isDirectory(),
-        () => false,
-      ),
-    ),
-  )
+  // Synchronously, as the realpath walk before it: a stat or two of local directories costs
+  // microseconds, a trip through the thread pool a wake-up of the loop, about 0.15 ms a call
+  // (docs/adr/0487-the-sandbox-layout-stats-its-directories-synchronously.md).
+  const existing = writable.map((directory) => {
+    try {
+      return statSync(directory).isDirectory()
+    } catch {
+      return false
+    }
+  })
   return {
     cwd,
     writableDirectories: writable.filter((_directory, index) => existing[index]),
