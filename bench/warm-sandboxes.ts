@@ -17,7 +17,7 @@
 import { spawn } from 'node:child_process'
 import { readFileSync, readlinkSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import os, { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { parseArgs } from 'node:util'
@@ -48,7 +48,14 @@ const BASH_TRUE = { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { comm
 const NOOP = { type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:Noop' } }
 
 /** How a warm sandbox is started: argv, environment, cwd, and whether in a session of its own. */
-type WarmLaunch = { argv: string[]; env?: Record<string, string>; cwd?: string; ownSession: boolean }
+type WarmLaunch = {
+  argv: string[]
+  env?: Record<string, string>
+  cwd?: string
+  ownSession: boolean
+  /** The niceness it runs at (the service's commands: TOOLEXEC_PROCESS_NICE, docs/adr/0300); default this process's. */
+  nice?: number
+}
 
 const FLOOR_WARM: WarmLaunch = { argv: ['bwrap', ...BWRAP_FLOOR, 'sh', '-c', WARM_SCRIPT, 'sh'], ownSession: false }
 
@@ -68,7 +75,19 @@ function serviceWarmLaunch(service: ServerProcess): WarmLaunch | undefined {
       line.slice(line.indexOf('=') + 1),
     ]),
   )
-  return { argv: fields(readProc(pid, 'cmdline')), env, cwd: readlinkSync(`/proc/${pid}/cwd`), ownSession: true }
+  // Field 19 of /proc/PID/stat, counted after the command name's closing parenthesis.
+  const nice = Number(
+    readProc(pid, 'stat')
+      .slice(readProc(pid, 'stat').lastIndexOf(')') + 2)
+      .split(' ')[16],
+  )
+  return {
+    argv: fields(readProc(pid, 'cmdline')),
+    env,
+    cwd: readlinkSync(`/proc/${pid}/cwd`),
+    ownSession: true,
+    ...(Number.isInteger(nice) ? { nice } : {}),
+  }
 }
 
 const readProc = (pid: number, file: string) => readFileSync(`/proc/${pid}/${file}`, 'utf8')
@@ -80,8 +99,13 @@ const readProc = (pid: number, file: string) => readFileSync(`/proc/${pid}/${fil
  * fd included), in a session of its own as the service's are.
  */
 async function bareWarmSandbox(launch: WarmLaunch): Promise<() => Promise<void>> {
-  const [file = 'bwrap', ...args] = launch.argv
-  const withStatus = args.includes('--json-status-fd')
+  const [bwrap = 'bwrap', ...bwrapArgs] = launch.argv
+  const withStatus = bwrapArgs.includes('--json-status-fd')
+  // At the service's commands' priority, as its sandbox runs (docs/adr/0485): `nice` execs bubblewrap.
+  const [file, args] =
+    launch.nice === undefined
+      ? [bwrap, bwrapArgs]
+      : ['nice', ['-n', String(launch.nice - os.getPriority()), bwrap, ...bwrapArgs]]
   const child = spawn(file, args, {
     ...(launch.env ? { env: launch.env } : {}),
     ...(launch.cwd ? { cwd: launch.cwd } : {}),
@@ -215,11 +239,12 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
       ? [
           ratioFigure({
             name: 'Bash `true` in a warm sandbox alone, the service’s own layout and session (bare, set up ahead, from its command written to its pipes closed): p50',
+            // At the service's commands' priority (details.nice), as a warm call's sandbox runs.
             unit: 'ms',
             value: own50.p50,
             baselineName: floorName,
             baseline: floor50.p50,
-            details: { p99Ms: own50.p99, runs: own50.requests, arguments: layout?.argv.length },
+            details: { p99Ms: own50.p99, runs: own50.requests, arguments: layout?.argv.length, nice: layout?.nice },
           }),
           ratioFigure({
             name: 'A warm call at the cost of its parts: a no-op run’s p50 plus the service’s warm sandbox alone’s',
