@@ -17,7 +17,7 @@
 import { spawn } from 'node:child_process'
 import { readFileSync, readlinkSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import os, { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { parseArgs } from 'node:util'
@@ -48,7 +48,14 @@ const BASH_TRUE = { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { comm
 const NOOP = { type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:Noop' } }
 
 /** How a warm sandbox is started: argv, environment, cwd, and whether in a session of its own. */
-type WarmLaunch = { argv: string[]; env?: Record<string, string>; cwd?: string; ownSession: boolean }
+type WarmLaunch = {
+  argv: string[]
+  env?: Record<string, string>
+  cwd?: string
+  ownSession: boolean
+  /** The niceness it runs at (the service's commands: TOOLEXEC_PROCESS_NICE, docs/adr/0300); default this process's. */
+  nice?: number
+}
 
 const FLOOR_WARM: WarmLaunch = { argv: ['bwrap', ...BWRAP_FLOOR, 'sh', '-c', WARM_SCRIPT, 'sh'], ownSession: false }
 
@@ -68,7 +75,19 @@ function serviceWarmLaunch(service: ServerProcess): WarmLaunch | undefined {
       line.slice(line.indexOf('=') + 1),
     ]),
   )
-  return { argv: fields(readProc(pid, 'cmdline')), env, cwd: readlinkSync(`/proc/${pid}/cwd`), ownSession: true }
+  // Field 19 of /proc/PID/stat, counted after the command name's closing parenthesis.
+  const nice = Number(
+    readProc(pid, 'stat')
+      .slice(readProc(pid, 'stat').lastIndexOf(')') + 2)
+      .split(' ')[16],
+  )
+  return {
+    argv: fields(readProc(pid, 'cmdline')),
+    env,
+    cwd: readlinkSync(`/proc/${pid}/cwd`),
+    ownSession: true,
+    ...(Number.isInteger(nice) ? { nice } : {}),
+  }
 }
 
 const readProc = (pid: number, file: string) => readFileSync(`/proc/${pid}/${file}`, 'utf8')
@@ -80,8 +99,13 @@ const readProc = (pid: number, file: string) => readFileSync(`/proc/${pid}/${fil
  * fd included), in a session of its own as the service's are.
  */
 async function bareWarmSandbox(launch: WarmLaunch): Promise<() => Promise<void>> {
-  const [file = 'bwrap', ...args] = launch.argv
-  const withStatus = args.includes('--json-status-fd')
+  const [bwrap = 'bwrap', ...bwrapArgs] = launch.argv
+  const withStatus = bwrapArgs.includes('--json-status-fd')
+  // At the service's commands' priority, as its sandbox runs (docs/adr/0485): `nice` execs bubblewrap.
+  const [file, args] =
+    launch.nice === undefined
+      ? [bwrap, bwrapArgs]
+      : ['nice', ['-n', String(launch.nice - os.getPriority()), bwrap, ...bwrapArgs]]
   const child = spawn(file, args, {
     ...(launch.env ? { env: launch.env } : {}),
     ...(launch.cwd ? { cwd: launch.cwd } : {}),
@@ -152,6 +176,21 @@ async function settled(service: ServerProcess): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
+/**
+ * How long every latency sample waits, once settled, with nothing in flight: the service, the
+ * spawner and this process all idle as between a session's calls. Without it a sample came right
+ * after the `/readyz` poll and the no-op run of the parts row after a hot loop, at about half a
+ * cold run's cost (docs/adr/0485-every-warm-latency-sample-comes-after-the-same-idle.md).
+ */
+const IDLE_MS = 6
+
+/** Settled (docs/adr/0472), then idle for IDLE_MS, then one sample of `run`, in ms. */
+async function afterIdle(service: ServerProcess, run: () => Promise<void>): Promise<number[]> {
+  await settled(service)
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
+  return timeSerially(run, 0)
+}
+
 export async function warmSandboxes(seconds: number, cpuProfileDirectory?: string): Promise<Figure[]> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-warm-'))
   const nodeOptions = cpuProfileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfileDirectory)}`] : []
@@ -173,18 +212,16 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
     const [floor, warm, alone, own, noops]: [number[], number[], number[], number[], number[]] = [[], [], [], [], []]
     const timeAlone = async (launch: WarmLaunch, into: number[]) => {
       const prepared = await bareWarmSandbox(launch)
-      await settled(service)
-      into.push(...(await timeSerially(prepared, 0)))
+      into.push(...(await afterIdle(service, prepared)))
     }
+    // Each sample after the same idle (docs/adr/0485): the no-op run is as cold as the warm call.
     const until = performance.now() + seconds * 1000
     while (performance.now() < until) {
-      await settled(service)
-      floor.push(...(await timeSerially(bareSandbox, 0)))
-      await settled(service)
-      warm.push(...(await timeSerially(one.run, 0)))
+      floor.push(...(await afterIdle(service, bareSandbox)))
+      warm.push(...(await afterIdle(service, one.run)))
       await timeAlone(FLOOR_WARM, alone)
       if (layout) await timeAlone(layout, own)
-      noops.push(...(await timeSerially(noop.run, 0)))
+      noops.push(...(await afterIdle(service, noop.run)))
     }
     const after = await warmState(service)
     one.close()
@@ -202,11 +239,12 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
       ? [
           ratioFigure({
             name: 'Bash `true` in a warm sandbox alone, the service’s own layout and session (bare, set up ahead, from its command written to its pipes closed): p50',
+            // At the service's commands' priority (details.nice), as a warm call's sandbox runs.
             unit: 'ms',
             value: own50.p50,
             baselineName: floorName,
             baseline: floor50.p50,
-            details: { p99Ms: own50.p99, runs: own50.requests, arguments: layout?.argv.length },
+            details: { p99Ms: own50.p99, runs: own50.requests, arguments: layout?.argv.length, nice: layout?.nice },
           }),
           ratioFigure({
             name: 'A warm call at the cost of its parts: a no-op run’s p50 plus the service’s warm sandbox alone’s',
@@ -214,7 +252,15 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
             value: noop50.p50 + own50.p50,
             baselineName: floorName,
             baseline: floor50.p50,
-            details: { noopP50Ms: noop50.p50, aloneP50Ms: own50.p50, noopRuns: noop50.requests },
+            details: { noopP50Ms: noop50.p50, aloneP50Ms: own50.p50, noopRuns: noop50.requests, idleMs: IDLE_MS },
+          }),
+          // What the service's warm path adds to a run over the sandbox's own work (docs/adr/0485).
+          ratioFigure({
+            name: 'What a warm call adds to its parts: the warm call’s p50 minus a no-op run’s and the service’s warm sandbox alone’s',
+            unit: 'ms',
+            value: Math.round((service50.p50 - noop50.p50 - own50.p50) * 1000) / 1000,
+            baselineName: floorName,
+            baseline: floor50.p50,
           }),
         ]
       : []
@@ -231,6 +277,7 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
           calls: service50.requests,
           floorP99Ms: floor50.p99,
           floorRuns: floor50.requests,
+          idleMs: IDLE_MS,
           hits: (after.hits ?? 0) - (before.hits ?? 0),
           misses: (after.misses ?? 0) - (before.misses ?? 0),
         },

@@ -57,7 +57,8 @@ export const EnvSchema = z.object({
     .min(0, 'must be 0 (off) or more')
     .max(16, 'must be at most 16: each waiting sandbox holds three processes')
     .default(2),
-  TOOLEXEC_WARM_SANDBOXES_PER_TENANT: count(8),
+  // Unset: half the instance bound, at least the per-session one (warm-sandbox-settings.ts, docs/adr/0486).
+  TOOLEXEC_WARM_SANDBOXES_PER_TENANT: z.coerce.number().int().min(1).optional(),
   TOOLEXEC_WARM_SANDBOXES_MAX: count(32),
   TOOLEXEC_WARM_SANDBOXES_IDLE_MS: z.coerce
     .number()

@@ -5,8 +5,20 @@ import { loadConfig } from '../../src/config/load-config.js'
 import { ConfigError } from '../../src/errors/config-error.js'
 
 describe('TOOLEXEC_WARM_SANDBOXES…', () => {
-  it('defaults to 2 per session, 8 per tenant, 32 per instance, 2 minutes idle', () => {
-    expect(loadConfig({}).warmSandboxes).toEqual({ perSession: 2, perTenant: 8, perInstance: 32, idleMs: 120_000 })
+  it('defaults to 2 per session, 16 per tenant, 32 per instance, 2 minutes idle', () => {
+    expect(loadConfig({}).warmSandboxes).toEqual({ perSession: 2, perTenant: 16, perInstance: 32, idleMs: 120_000 })
+  })
+
+  it('an unset per-tenant bound is half the instance bound, at least 8 and at most the instance bound', () => {
+    const perTenant = (variables: Record<string, string>) => loadConfig(variables).warmSandboxes.perTenant
+    expect(perTenant({ TOOLEXEC_WARM_SANDBOXES_MAX: '64' })).toBe(32)
+    expect(perTenant({ TOOLEXEC_WARM_SANDBOXES_MAX: '10' })).toBe(8)
+    expect(perTenant({ TOOLEXEC_WARM_SANDBOXES_MAX: '4' })).toBe(4)
+    expect(perTenant({ TOOLEXEC_WARM_SANDBOXES: '16', TOOLEXEC_WARM_SANDBOXES_MAX: '20' })).toBe(16)
+    expect(perTenant({ TOOLEXEC_WARM_SANDBOXES_PER_TENANT: '3' })).toBe(3)
+    expect(() => loadConfig({ TOOLEXEC_WARM_SANDBOXES: '4', TOOLEXEC_WARM_SANDBOXES_MAX: '3' })).toThrow(
+      'TOOLEXEC_WARM_SANDBOXES_MAX',
+    )
   })
 
   it('0 turns the pool off whatever the other bounds say', () => {

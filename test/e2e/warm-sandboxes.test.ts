@@ -38,7 +38,7 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes through the servic
 
     // The first command leaves the pool empty; the second fills it; the third takes one.
     expect(await run('echo first')).toBe('first')
-    expect(await readyz()).toMatchObject({ per_session: 2, per_tenant: 8, max: 32, hits: 0, misses: 1, ready: 0 })
+    expect(await readyz()).toMatchObject({ per_session: 2, per_tenant: 16, max: 32, hits: 0, misses: 1, ready: 0 })
     expect(await run('echo second')).toBe('second')
     await vi.waitFor(async () => expect(await readyz()).toMatchObject({ ready: 2, starting: 0 }), REAL_PROCESS_WAIT)
     expect(await run('echo third')).toBe('third')

@@ -101,21 +101,35 @@ function readOnlyMounts(paths: readonly string[]): string[] {
 /**
  * How long the system mounts are reused: 34 synchronous lstat calls per sandboxed command cost the
  * event loop about 0.25 ms each call, 64 ms of one 256-command burst in the profile; a system
- * directory that appears or goes (a package installed) shows within a second
- * (docs/adr/0302-system-mounts-reused-for-a-second.md).
+ * directory that appears or goes (a package installed) shows within a second, from the command
+ * after the one that finds them old (docs/adr/0302-system-mounts-reused-for-a-second.md, 0488).
  */
 const SYSTEM_MOUNTS_TTL_MS = 1_000
 let systemMounts: { at: number; directories: string[]; etc: string[] } | undefined
 const etcSnapshots = createEtcSnapshots(ETC_ENTRIES)
 
+function computeSystemMounts(): { at: number; directories: string[]; etc: string[] } {
+  // One prepared /etc (docs/adr/0384-the-sandbox-etc-is-one-prepared-directory.md); the
+  // entries bound one by one when it cannot be made.
+  const snapshot = etcSnapshots.current()
+  const etc = snapshot ? ['--ro-bind', snapshot, '/etc'] : ['--dir', '/etc', ...readOnlyMounts(ETC_ENTRIES)]
+  return { at: Date.now(), directories: readOnlyMounts(SYSTEM_DIRECTORIES), etc }
+}
+
+let refreshScheduled = false
+
 function currentSystemMounts(): { directories: string[]; etc: string[] } {
+  if (systemMounts === undefined) systemMounts = computeSystemMounts()
   const now = Date.now()
-  if (systemMounts === undefined || now - systemMounts.at >= SYSTEM_MOUNTS_TTL_MS || now < systemMounts.at) {
-    // One prepared /etc (docs/adr/0384-the-sandbox-etc-is-one-prepared-directory.md); the
-    // entries bound one by one when it cannot be made.
-    const snapshot = etcSnapshots.current()
-    const etc = snapshot ? ['--ro-bind', snapshot, '/etc'] : ['--dir', '/etc', ...readOnlyMounts(ETC_ENTRIES)]
-    systemMounts = { at: now, directories: readOnlyMounts(SYSTEM_DIRECTORIES), etc }
+  if (!refreshScheduled && (now - systemMounts.at >= SYSTEM_MOUNTS_TTL_MS || now < systemMounts.at)) {
+    // Checked again after this call's start, not before it: the check (hundreds of `lstat`s of
+    // /etc's copy) cost a call 0.5–0.8 ms, and a session whose calls come seconds apart paid it
+    // on every one (docs/adr/0488-the-system-mounts-are-checked-after-the-call-that-finds-them-old.md).
+    refreshScheduled = true
+    setImmediate(() => {
+      refreshScheduled = false
+      systemMounts = computeSystemMounts()
+    })
   }
   return systemMounts
 }
