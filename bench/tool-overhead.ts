@@ -274,6 +274,19 @@ function figure(name: string, baselineName: string, measured: Measured, atMost: 
   })
 }
 
+/** Glob's crawl of the bench tree with the tool's library and options, newest first by lstat. */
+function crawlNewestFirst(cwd: string) {
+  const files = globSync('src/**/*.ts', {
+    cwd,
+    absolute: true,
+    dot: true,
+    followSymbolicLinks: false,
+    expandDirectories: false,
+    ignore: ['**/.git/**'],
+  })
+  return files.map((file) => ({ file, mtimeMs: lstatSync(file).mtimeMs })).sort((a, b) => b.mtimeMs - a.mtimeMs)
+}
+
 /**
  * The job each file tool does, done bare from this process with the same calls a tool needs and
  * nothing around them (no run, no HTTP, no confinement): what the tool cannot do without
@@ -296,15 +309,7 @@ function fileToolsOwnWork(cwd: string): Record<string, () => Promise<void>> {
       lines.map((line, index) => `${String(index + 1).padStart(6)}\t${line}`).join('\n')
     },
     Glob: async () => {
-      const files = globSync('src/**/*.ts', {
-        cwd,
-        absolute: true,
-        dot: true,
-        followSymbolicLinks: false,
-        expandDirectories: false,
-        ignore: ['**/.git/**'],
-      })
-      files.map((file) => ({ file, mtimeMs: lstatSync(file).mtimeMs })).sort((a, b) => b.mtimeMs - a.mtimeMs)
+      crawlNewestFirst(cwd)
     },
     // Replaces a word with one of its own length: the file's content stays what the Edit call expects.
     Edit: async () => {
@@ -376,15 +381,7 @@ function fileToolsDesignWork(cwd: string): Record<string, () => Promise<void>> {
     Glob: async () => {
       const real = confined(cwd)
       statSync(real)
-      const files = globSync('src/**/*.ts', {
-        cwd: real,
-        absolute: true,
-        dot: true,
-        followSymbolicLinks: false,
-        expandDirectories: false,
-        ignore: ['**/.git/**'],
-      })
-      files.map((file) => ({ file, mtimeMs: lstatSync(file).mtimeMs })).sort((a, b) => b.mtimeMs - a.mtimeMs)
+      crawlNewestFirst(real)
     },
     // Replaces a word with one of its own length, as fileToolsOwnWork does.
     Edit: async () => {
