@@ -1,0 +1,186 @@
+/** The parts of a Bash or Grep call measured without the service: the command bare, through a spawner, and a cold no-op run (docs/adr/0474, 0495). */
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+import type { Readable } from 'node:stream'
+import { commandEnvironment } from '../../src/tools/bash/run-shell-command.js'
+import { connectSpawner } from '../../src/tools/bash/spawner-client.js'
+import { noopBatch } from './noop-batch.js'
+import { type Figure, ratioFigure } from './report.js'
+import { jsonClient, summarise } from './serial-latency.js'
+import { REPOSITORY, type ServerProcess } from './server-process.js'
+
+export type Measured = { service: number[]; floor: number[] }
+
+/**
+ * The service's own argv for Bash `true` started two ways without the service: bare from this
+ * process, and through a spawner process of the compiled build (src/tools/bash/spawner-main.ts)
+ * launched from here. Against the floor, the first is what the containment itself adds (the
+ * namespace's init shell, bubblewrap's layout, the start announce: behaviour, docs/adr/0461,
+ * 0384, 0301); the second adds the spawner hop; the service's figure adds the HTTP request and
+ * the run. Figures with their floor and no goal: the decomposition of goal 2
+ * (docs/adr/0474-the-bash-figures-show-their-decomposition.md). `sameSession` as the service
+ * starts the command: a PID-namespace or process-group command in a session of its own
+ * (docs/adr/0476), bubblewrap and a search in the spawner's.
+ */
+export async function commandParts(argv: readonly string[], cwd: string, sameSession: boolean) {
+  const spawner = await connectSpawner(path.join(REPOSITORY, 'dist/src/tools/bash/spawner-main.js'))
+  const env = commandEnvironment()
+  const [file = '', ...args] = argv
+  const throughSpawner = async () => {
+    const launched = await spawner.launch(file, args, { cwd, env, announcesStart: true, sameSession })
+    launched.stdout.resume()
+    launched.stderr.resume()
+    const [code] = await launched.exited
+    await launched.closed
+    if (code !== 0) throw new Error(`${file} exited with ${code} through the spawner`)
+  }
+  return { bare: () => spawnBare(file, args, cwd, true, !sameSession), throughSpawner, close: () => spawner.kill() }
+}
+
+/** The two rows of commandParts' figures, against `floorName`'s p50. */
+export function partFigures(
+  label: string,
+  floorName: string,
+  floor: number[],
+  bare: number[],
+  throughSpawner: number[],
+) {
+  const row = (name: string, latencies: number[]) =>
+    ratioFigure({
+      name,
+      unit: 'ms',
+      value: summarise(latencies).p50,
+      baselineName: floorName,
+      baseline: summarise(floor).p50,
+      details: { p99Ms: summarise(latencies).p99, runs: latencies.length },
+    })
+  return [
+    row(`${label}: the service's argv spawned bare, p50 (the containment's own cost)`, bare),
+    row(`${label}: the service's argv through a spawner, no HTTP, p50 (plus the spawner hop)`, throughSpawner),
+  ]
+}
+
+/**
+ * A no-op run (ToolSearch) posted after the service sat idle as long as before a Bash call: the
+ * client first waits the latest floor spawn's latency (a Bash call is posted right after its
+ * floor, so the service has been idle that long), then times the run alone, then a second run
+ * at once (hot). Each call records its own two latencies; the idle is not timed
+ * (docs/adr/0495-the-bash-figures-count-a-cold-no-op-run.md).
+ */
+export function coldNoopRuns(service: ServerProcess, sessionId: string, idleMs: () => number) {
+  const client = jsonClient(`${service.url}/v1/runs`)
+  const body = noopBatch(1, { session_id: sessionId })
+  const cold: number[] = []
+  const hot: number[] = []
+  const run = async () => {
+    await new Promise((resolve) => setTimeout(resolve, idleMs()))
+    let started = performance.now()
+    await client.post(body)
+    cold.push(performance.now() - started)
+    started = performance.now()
+    await client.post(body)
+    hot.push(performance.now() - started)
+  }
+  // interleave's warm-up calls come first: the last `calls` entries are the measured ones.
+  const measured = (calls: number) => ({ cold: cold.slice(-calls), hot: hot.slice(-calls) })
+  return { run, measured, close: client.close }
+}
+
+/** `floor` with its latest latency kept: the idle a cold no-op run waits before it is posted. */
+export function rememberingLatency(floor: () => Promise<void>) {
+  let latestMs = 0
+  const run = async () => {
+    const started = performance.now()
+    await floor()
+    latestMs = performance.now() - started
+  }
+  return { run, latestMs: () => latestMs }
+}
+
+/**
+ * A cold no-op run's row, and the nearest figure a Bash or Grep call could reach at this design:
+ * the same command through a spawner without HTTP, plus the cold no-op run (the HTTP request, the
+ * run and its answer after the same idle), against the call's floor.
+ */
+export function coldFigures(
+  label: string,
+  floorName: string,
+  floor: number[],
+  throughSpawner: number[],
+  noop: { cold: number[]; hot: number[] },
+  service: number[],
+): Figure[] {
+  const cold = summarise(noop.cold)
+  const hot = summarise(noop.hot)
+  const spawner = summarise(throughSpawner)
+  return [
+    ratioFigure({
+      name: `${label}: a no-op run after the same idle as a Bash call (cold), p50`,
+      unit: 'ms',
+      value: cold.p50,
+      baselineName: 'the same no-op run back to back (hot), p50',
+      baseline: hot.p50,
+      details: { p99Ms: cold.p99, runs: cold.requests, hotP99Ms: hot.p99 },
+    }),
+    ratioFigure({
+      name: `${label}: nearest achievable, through a spawner with no HTTP plus a cold no-op run, p50`,
+      unit: 'ms',
+      value: spawner.p50 + cold.p50,
+      baselineName: floorName,
+      baseline: summarise(floor).p50,
+      // What the tool's code and its spawner messages add in the service, over this figure.
+      details: {
+        throughSpawnerP50Ms: spawner.p50,
+        coldNoopP50Ms: cold.p50,
+        serviceOverNearestMs: Math.round((summarise(service).p50 - spawner.p50 - cold.p50) * 1000) / 1000,
+      },
+    }),
+  ]
+}
+
+export const BWRAP_FLOOR = [
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+  '--unshare-all',
+  '--die-with-parent',
+]
+export const PID_NAMESPACE_FLOOR = [
+  '--pdeathsig',
+  'KILL',
+  'unshare',
+  '--pid',
+  '--fork',
+  '--kill-child',
+  '--mount-proc',
+  '--',
+]
+
+/**
+ * Spawns `file args` from this process and resolves once it exited and its pipes closed. With
+ * `announces`, fd 3 is a pipe too, as the service gives its wrapper shells (docs/adr/0301).
+ */
+export function spawnBare(
+  file: string,
+  args: readonly string[],
+  cwd?: string,
+  announces = false,
+  detached = false,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      cwd,
+      detached,
+      stdio: ['ignore', 'pipe', 'pipe', ...(announces ? ['pipe' as const] : [])],
+    })
+    child.stdout?.resume()
+    child.stderr?.resume()
+    ;(child.stdio[3] as Readable | null | undefined)?.resume()
+    child.once('error', reject)
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited with ${code}`))))
+  })
+}

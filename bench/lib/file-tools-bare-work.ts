@@ -1,0 +1,188 @@
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  statSync,
+  write,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { globSync } from 'tinyglobby'
+import { type Figure, ratioFigure } from './report.js'
+import { summarise } from './serial-latency.js'
+
+/** Glob's crawl of the bench tree with the tool's library and options, newest first by lstat. */
+function crawlNewestFirst(cwd: string) {
+  const files = globSync('src/**/*.ts', {
+    cwd,
+    absolute: true,
+    dot: true,
+    followSymbolicLinks: false,
+    expandDirectories: false,
+    ignore: ['**/.git/**'],
+  })
+  return files.map((file) => ({ file, mtimeMs: lstatSync(file).mtimeMs })).sort((a, b) => b.mtimeMs - a.mtimeMs)
+}
+
+/**
+ * The job each file tool does, done bare from this process with the same calls a tool needs and
+ * nothing around them (no run, no HTTP, no confinement): what the tool cannot do without
+ * (docs/adr/0464-file-tools-have-an-own-work-floor.md). Glob crawls synchronously with the tool's
+ * library and options, as the tool crawls a small tree (docs/adr/0465-small-crawls-run-synchronously.md).
+ */
+export function fileToolsOwnWork(cwd: string): Record<string, () => Promise<void>> {
+  const readPath = path.join(cwd, 'src/file-1.ts')
+  // A file of its own: a bare write to the Edit call's file would fail the call's read-before-write check.
+  const editPath = path.join(cwd, 'edit-bare.txt')
+  writeFileSync(editPath, 'first alpha line\nsecond line\n')
+  return {
+    Read: async () => {
+      const fd = openSync(readPath, 'r')
+      const size = fstatSync(fd).size
+      const buffer = Buffer.allocUnsafe(size + 1)
+      const length = readSync(fd, buffer, 0, size + 1, 0)
+      closeSync(fd)
+      const lines = buffer.subarray(0, length).toString('utf8').split('\n')
+      lines.map((line, index) => `${String(index + 1).padStart(6)}\t${line}`).join('\n')
+    },
+    Glob: async () => {
+      crawlNewestFirst(cwd)
+    },
+    // Replaces a word with one of its own length: the file's content stays what the Edit call expects.
+    Edit: async () => {
+      const fd = openSync(editPath, 'r+')
+      const size = fstatSync(fd).size
+      const buffer = Buffer.allocUnsafe(size + 1)
+      const text = buffer.subarray(0, readSync(fd, buffer, 0, size + 1, 0)).toString('utf8')
+      const at = text.indexOf('line')
+      writeSync(fd, Buffer.from(`${text.slice(0, at)}line${text.slice(at + 4)}`), 0)
+      closeSync(fd)
+      statSync(editPath)
+    },
+  }
+}
+
+/** Linux's O_PATH, as src/paths/open-inside.ts names a checked file before it opens it. */
+const O_PATH = 0o10000000
+
+/** The checked open of an existing file (docs/adr/0468): named with O_PATH, verified by the kernel's name, reopened. */
+function checkedOpen(realPath: string, flags: number): number {
+  const named = openSync(realPath, O_PATH | constants.O_NOFOLLOW)
+  try {
+    if (readlinkSync(`/proc/self/fd/${named}`) !== realPath) throw new Error(`${realPath} moved`)
+    return openSync(`/proc/self/fd/${named}`, flags | constants.O_NONBLOCK)
+  } finally {
+    closeSync(named)
+  }
+}
+
+/**
+ * Each file tool's own work (as fileToolsOwnWork) plus the system calls its contracts require,
+ * done bare from this process in the order the service makes them: the workspace root's, the
+ * cwd's and the path's realpath (the working directories checked per call, docs/adr/0090; the
+ * path confined, 0091), validation's stat and the permission decision's (docs/adr/0466), the
+ * checked open (0468); Edit also its validation's read of the file (0386), the call's re-check of
+ * the file's state and the read-before-write record's stat, and its write through the threadpool
+ * (docs/adr/0481). Against a no-op run, the nearest figure this design allows
+ * (docs/adr/0469-file-tools-print-their-floor-at-this-design.md).
+ */
+export function fileToolsDesignWork(cwd: string): Record<string, () => Promise<void>> {
+  const root = path.dirname(cwd)
+  const readPath = path.join(cwd, 'src/file-1.ts')
+  const editPath = path.join(cwd, 'edit-design.txt')
+  writeFileSync(editPath, 'first alpha line\nsecond line\n')
+  const confined = (target: string) => {
+    realpathSync.native(root)
+    realpathSync.native(cwd)
+    return realpathSync.native(target)
+  }
+  const readWhole = (fd: number) => {
+    const size = fstatSync(fd).size
+    const buffer = Buffer.allocUnsafe(size + 1)
+    return buffer.subarray(0, readSync(fd, buffer, 0, size + 1, 0)).toString('utf8')
+  }
+  const writeAt = promisify(write)
+  return {
+    Read: async () => {
+      const real = confined(readPath)
+      statSync(real)
+      statSync(real)
+      const fd = checkedOpen(real, constants.O_RDONLY)
+      const text = readWhole(fd)
+      closeSync(fd)
+      text
+        .split('\n')
+        .map((line, index) => `${String(index + 1).padStart(6)}\t${line}`)
+        .join('\n')
+    },
+    Glob: async () => {
+      const real = confined(cwd)
+      statSync(real)
+      crawlNewestFirst(real)
+    },
+    // Replaces a word with one of its own length, as fileToolsOwnWork does.
+    Edit: async () => {
+      const real = confined(editPath)
+      statSync(real)
+      const check = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK)
+      readWhole(check).indexOf('line')
+      closeSync(check)
+      statSync(real)
+      statSync(real)
+      const fd = checkedOpen(real, constants.O_RDWR)
+      const text = readWhole(fd)
+      const at = text.indexOf('line')
+      const bytes = Buffer.from(`${text.slice(0, at)}line${text.slice(at + 4)}`)
+      await writeAt(fd, bytes, 0, bytes.length, 0)
+      fstatSync(fd)
+      closeSync(fd)
+      statSync(real)
+    },
+  }
+}
+
+/** A no-op run plus the tool's work and its contracts' checks done bare: the nearest figure at this design. */
+export function nearestAtThisDesign(name: string, noop: number[], designWork: number[]): Figure {
+  const noopP50 = summarise(noop).p50
+  const work = summarise(designWork)
+  return ratioFigure({
+    name: `${name}: nearest at this design, a no-op run plus the tool's work and its contracts' checks done bare, p50`,
+    unit: 'ms',
+    value: noopP50 + work.p50,
+    baselineName: 'no-op run (ToolSearch) in the same session, p50',
+    baseline: noopP50,
+    details: { designWorkP50Ms: work.p50, designWorkRuns: work.requests },
+  })
+}
+
+export function smallCallFigure(name: string, noop: number[], small: number[]): Figure {
+  return ratioFigure({
+    name: `${name} of a one-line file: p50, one client in flight (the call without its result's size)`,
+    unit: 'ms',
+    value: summarise(small).p50,
+    baselineName: 'no-op run (ToolSearch) in the same session, p50',
+    baseline: summarise(noop).p50,
+    details: { p99Ms: summarise(small).p99, calls: small.length },
+  })
+}
+
+/** A no-op run plus the tool's own work done bare: the figure the tool's call could reach at best. */
+export function nearestAchievable(name: string, noop: number[], ownWork: number[]): Figure {
+  const noopP50 = summarise(noop).p50
+  const own = summarise(ownWork)
+  return ratioFigure({
+    name: `${name}: nearest achievable, a no-op run plus the tool's own work done bare, p50`,
+    unit: 'ms',
+    value: noopP50 + own.p50,
+    baselineName: 'no-op run (ToolSearch) in the same session, p50',
+    baseline: noopP50,
+    details: { ownWorkP50Ms: own.p50, ownWorkRuns: own.requests },
+  })
+}
