@@ -138,6 +138,11 @@ export function coldFigures(
   ]
 }
 
+/**
+ * The issue's floors, written out on purpose rather than taken from src/tools/bash: a change to
+ * the service's argv must move the service's figure, never its floor (docs/adr/0150 in
+ * docs/performance.md, "Separate processes, baselines of the same run").
+ */
 export const BWRAP_FLOOR = [
   '--ro-bind',
   '/',
