@@ -508,10 +508,26 @@ static const char *path_of(char **envp) {
   return "/usr/bin:/bin";
 }
 
+/* A file the kernel cannot exec (no #! line) runs as a shell script, as libuv's execvp does. */
+static int spawn_one(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+                     char **argv, char **envp) {
+  int err = posix_spawn(pid, path, fa, attr, argv, envp);
+  if (err != ENOEXEC) return err;
+  size_t argc = 0;
+  while (argv[argc]) argc++;
+  char **script = xrealloc(NULL, (argc + 2) * sizeof *script);
+  script[0] = "/bin/sh";
+  script[1] = (char *)path;
+  memcpy(script + 2, argv + 1, argc * sizeof *script); /* argv[1..] and its NULL */
+  err = posix_spawn(pid, "/bin/sh", fa, attr, script, envp);
+  free(script);
+  return err;
+}
+
 static int spawn_searching(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
                            const posix_spawnattr_t *attr, char **argv, char **envp) {
   if (!*file) return ENOENT;
-  if (strchr(file, '/')) return posix_spawn(pid, file, fa, attr, argv, envp);
+  if (strchr(file, '/')) return spawn_one(pid, file, fa, attr, argv, envp);
   const char *path = path_of(envp);
   bool eacces = false;
   int last = ENOENT;
@@ -526,7 +542,7 @@ static int spawn_searching(pid_t *pid, const char *file, const posix_spawn_file_
     memcpy(candidate + at, file, flen + 1);
     /* An absolute candidate that is not there costs no vfork; a relative one depends on the cwd. */
     int err = candidate[0] == '/' && access(candidate, F_OK) ? errno
-                                                              : posix_spawn(pid, candidate, fa, attr, argv, envp);
+                                                              : spawn_one(pid, candidate, fa, attr, argv, envp);
     free(candidate);
     if (err == 0) return 0;
     if (err == EACCES) eacces = true;

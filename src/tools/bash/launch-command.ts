@@ -148,9 +148,13 @@ function startAnnounced(announcer: Readable | null | undefined, exited: Promise<
  * SpawnerStoppedError), given up for in-process spawns when it cannot start or keeps stopping.
  * The spawner, and so every command it forks, runs at a lower CPU priority than the service
  * (docs/adr/0300-commands-run-at-a-lower-cpu-priority.md); starts are paced
- * (docs/adr/0301-process-starts-are-paced.md). `main` replaces the spawner script (tests).
+ * (docs/adr/0301-process-starts-are-paced.md). `main` replaces the spawner script, `nativeSpawner`
+ * the native spawner's path (tests).
  */
-export function createCommandLauncher(options: { main?: string } & Partial<ProcessSettings> = {}) {
+export function createCommandLauncher(
+  options: { main?: string; nativeSpawner?: string } & Partial<ProcessSettings> = {},
+) {
+  const native = options.nativeSpawner ?? NATIVE_SPAWNER
   let connection: Promise<SpawnerConnection | undefined> | undefined
   let choice: SpawnerChoice = options.spawner ?? 'auto'
   /** The kind of the spawner connected last, and why it is not the native one when that was wanted. */
@@ -181,10 +185,10 @@ export function createCommandLauncher(options: { main?: string } & Partial<Proce
       kind = /\.[cm]?[jt]s$/.test(options.main) ? 'node' : 'native'
       return connectSpawner(options.main)
     }
-    const missing = choice === 'node' ? 'TOOLEXEC_SPAWNER=node' : nativeSpawnerMissing()
+    const missing = choice === 'node' ? 'TOOLEXEC_SPAWNER=node' : nativeSpawnerMissing(native)
     if (missing === undefined) {
       try {
-        const spawner = await connectSpawner(NATIVE_SPAWNER)
+        const spawner = await connectSpawner(native)
         kind = 'native'
         kindReason = undefined
         return spawner

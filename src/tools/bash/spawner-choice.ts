@@ -20,11 +20,11 @@ export type SpawnerKind = 'native' | 'node'
 export const NATIVE_SPAWNER = fileURLToPath(new URL('../../../native/toolexec-spawner', import.meta.url))
 
 /** Why the native spawner cannot be used here, or undefined when it is built and executable. */
-export function nativeSpawnerMissing(): string | undefined {
+export function nativeSpawnerMissing(binary = NATIVE_SPAWNER): string | undefined {
   try {
-    accessSync(NATIVE_SPAWNER, constants.X_OK)
+    accessSync(binary, constants.X_OK)
     return undefined
   } catch (error) {
-    return `the native spawner is not built (${NATIVE_SPAWNER}: ${(error as NodeJS.ErrnoException).code}; npm run build compiles it with cc)`
+    return `the native spawner is not built (${binary}: ${(error as NodeJS.ErrnoException).code}; npm run build compiles it with cc)`
   }
 }
