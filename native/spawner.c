@@ -727,12 +727,17 @@ static void die(const char *what, const char *detail) {
 static void handle_line(const char *line, size_t n) {
   parser ps = {line, line + n};
   jv msg = {0};
-  if (parse_value(&ps, &msg, 0) || (ws(&ps), ps.p != ps.end) || msg.type != J_OBJ) die("malformed message", line);
+  /* Never the text itself: a spawn request carries the command's environment, secrets included. */
+  char where[64];
+  if (parse_value(&ps, &msg, 0) || (ws(&ps), ps.p != ps.end) || msg.type != J_OBJ) {
+    snprintf(where, sizeof where, "%zu bytes, at byte %zu", n, (size_t)(ps.p - line));
+    die("malformed message", where);
+  }
   const jv *type = field(&msg, "type");
   if (field(&msg, "cmd")) {
     /* Node's own (NODE_HANDLE_ACK): nothing to do. */
   } else if (!type || type->type != J_STR) {
-    die("a message without a type", line);
+    die("a message without a type", NULL);
   } else if (!strcmp(type->s, "spawn")) {
     start(&msg);
   } else {

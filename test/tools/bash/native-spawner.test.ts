@@ -4,7 +4,7 @@
 // message stops it with a word on stderr, and the launcher falls back to the Node spawner without it.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { Duplex } from 'node:stream'
@@ -36,6 +36,23 @@ async function failureOf(kind: SpawnerKind, argv: string[], cwd = '/tmp') {
   if (!error) throw new Error(`${argv[0]} started`)
   const { message, code, errno, syscall } = error
   return { message, code, errno, syscall, path: error.path }
+}
+
+/** The native spawner with its channel written and read by hand: fd 3 a socket pair, as Node's IPC channel is. */
+async function byHand() {
+  const child = spawn(NATIVE_SPAWNER, [], {
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    env: { NODE_CHANNEL_FD: '3' },
+  })
+  const channel = child.stdio[3] as Duplex
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk
+  })
+  const stopped = once(child, 'close').then(([code]) => code as number)
+  const [ready] = (await once(channel, 'data')) as [Buffer]
+  expect(ready.toString()).toBe('{"type":"ready"}\n')
+  return { channel, stopped, stderr: () => stderr }
 }
 
 describe.skipIf(nativeSpawnerMissing() !== undefined)('the native spawner', () => {
@@ -100,23 +117,30 @@ describe.skipIf(nativeSpawnerMissing() !== undefined)('the native spawner', () =
     await vi.waitFor(() => expect(() => process.kill(spawner, 0)).toThrow(), REAL_PROCESS_WAIT)
   })
 
-  it('stops on a malformed message with a line on stderr and a non-zero exit (the service restarts it)', async () => {
-    // fd 3 a socket pair, as Node's IPC channel is, written by hand.
-    const child = spawn(NATIVE_SPAWNER, [], {
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-      env: { NODE_CHANNEL_FD: '3' },
+  it('decodes every JSON escape, surrogate pairs into UTF-8 and a lone surrogate into U+FFFD, as Node does', async () => {
+    const { channel, stopped } = await byHand()
+    const out = path.join(await mkdtemp(path.join(os.tmpdir(), 'native-spawner-')), 'out')
+    // Escapes Node's JSON.stringify never writes (\/, \u00e9, a pair as two escapes) next to those it does.
+    const value = String.raw`\ud83d\ude00\/\u00e9\b\f\r\n\t\"\\ \ud800x \u0041`
+    channel.write(
+      `{"type":"spawn","id":7,"file":"/bin/sh","args":["-c","printf %s \\"$X\\" > \\"$OUT\\""],"cwd":"/tmp","env":{"X":"${value}","OUT":"${out}"}}\n`,
+    )
+    let said = ''
+    channel.on('data', (chunk: Buffer) => {
+      said += chunk
     })
-    const channel = child.stdio[3] as Duplex
-    let stderr = ''
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk
-    })
-    const [ready] = (await once(channel, 'data')) as [Buffer]
-    expect(ready.toString()).toBe('{"type":"ready"}\n')
-    channel.write('{"type":"spawn","id":1,"file":"true","args":[],"cwd":"/tmp","env":{"A":"\\uZZZZ"}}\n')
-    const [code] = (await once(child, 'exit')) as [number]
-    expect(code).toBe(2)
-    expect(stderr).toContain('toolexec native spawner: malformed message')
+    await vi.waitFor(() => expect(said).toContain('{"type":"exit","id":7,"code":0,"signal":null,"stderrEnded":true}'))
+    expect(await readFile(out)).toEqual(Buffer.from('😀/é\b\f\r\n\t"\\ \ufffdx A'))
+    channel.end()
+    expect(await stopped).toBe(0)
+  })
+
+  it('stops on a malformed message with a line on stderr, never the message itself, and a non-zero exit (the service restarts it)', async () => {
+    const { channel, stopped, stderr } = await byHand()
+    channel.write('{"type":"spawn","id":1,"file":"true","args":[],"cwd":"/tmp","env":{"TOKEN":"secret\\uZZZZ"}}\n')
+    expect(await stopped).toBe(2)
+    expect(stderr()).toContain('toolexec native spawner: malformed message')
+    expect(stderr()).not.toContain('secret')
   })
 
   it('leaves the Node spawner in force, and says why, where the native one is not built or cannot start', async () => {
