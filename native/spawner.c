@@ -429,7 +429,8 @@ static void maybe_exit(command *c) {
   buf_str(&m, "{\"type\":\"exit\",\"id\":");
   buf_int(&m, c->id);
   if (WIFSIGNALED(c->status)) {
-    const char *abbrev = sigabbrev_np(WTERMSIG(c->status));
+    /* Node's names: glibc calls 29 POLL, Node SIGIO. */
+    const char *abbrev = WTERMSIG(c->status) == SIGIO ? "IO" : sigabbrev_np(WTERMSIG(c->status));
     buf_str(&m, ",\"code\":null,\"signal\":");
     if (abbrev) {
       char name[32];
@@ -604,7 +605,7 @@ static void start(const jv *req) {
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&attr);
     if (takes_input) posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDWR, 0); /* as libuv's 'ignore' */
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_adddup2(&fa, err[1], 2);
     if (announces) posix_spawn_file_actions_adddup2(&fa, ann[1], 3);
@@ -703,6 +704,7 @@ static void relay_stderr(command *c) {
 
 static int signal_number(const jv *name) {
   if (!name || name->type != J_STR || strncmp(name->s, "SIG", 3)) return 0;
+  if (!strcmp(name->s, "SIGIO")) return SIGIO;
   for (int sig = 1; sig < NSIG; sig++) {
     const char *abbrev = sigabbrev_np(sig);
     if (abbrev && !strcmp(abbrev, name->s + 3)) return sig;

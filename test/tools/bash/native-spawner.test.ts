@@ -71,6 +71,17 @@ describe.skipIf(nativeSpawnerMissing() !== undefined)('the native spawner', () =
     }
   })
 
+  it('names the signal that ended a command as Node does', async () => {
+    for (const kind of ['native', 'node'] as const) {
+      const launcher = createCommandLauncher({ spawner: kind })
+      for (const name of ['TERM', 'KILL', 'ABRT', 'USR1', 'IO', 'SEGV']) {
+        const command = await launcher.launch(['/bin/sh', '-c', `kill -${name} $$`], { cwd: '/tmp', env })
+        command.stdout.resume()
+        expect([kind, await command.exited]).toEqual([kind, [null, `SIG${name}`]])
+      }
+    }
+  })
+
   it('words a failed start as Node does: the same message, code, errno, syscall and path', async () => {
     const notExecutable = path.join(await mkdtemp(path.join(os.tmpdir(), 'native-spawner-')), 'text')
     await writeFile(notExecutable, 'echo hi\n', { mode: 0o644 })
