@@ -844,5 +844,8 @@ int main(void) {
   }
   /* The channel's end: the service is gone (even by SIGKILL), and so are its commands. */
   kill_all();
+  free(in.data);
+  free(fds);
+  free(owners);
   return 0;
 }
