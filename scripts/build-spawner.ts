@@ -43,5 +43,6 @@ export function buildSpawner(root = REPOSITORY): string {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = process.argv[2] ? path.resolve(process.argv[2]) : REPOSITORY
-  console.log(`native spawner: ${buildSpawner(root)}`)
+  // On stderr: `npm start` builds first, and its stdout is the server's JSON log.
+  console.error(`native spawner: ${buildSpawner(root)}`)
 }
