@@ -3,6 +3,11 @@
 
 # Build stage: every dependency, TypeScript compiled to dist/.
 FROM node:24.21.0-bookworm-slim AS build
+# gcc and libc6-dev: the native spawner (native/spawner.c, docs/adr/0499-the-native-spawner.md);
+# the binary needs only the runtime image's glibc.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends gcc libc6-dev \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -12,7 +17,8 @@ COPY plugins ./plugins
 COPY routes ./routes
 # The console (docs/console.md): bundled by esbuild, typed against the committed OpenAPI types.
 COPY console ./console
-COPY scripts/build-console.ts ./scripts/
+COPY scripts/build-console.ts scripts/build-spawner.ts ./scripts/
+COPY native/spawner.c ./native/
 COPY test/generated ./test/generated
 RUN npm run build
 
@@ -27,6 +33,7 @@ RUN apt-get update \
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
+# dist/ holds the native spawner too (dist/native/toolexec-spawner).
 COPY --from=build /app/dist ./dist
 
 # Listening on every interface requires TOOLEXEC_API_KEYS (the service refuses to start without).

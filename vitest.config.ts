@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // The native spawner is compiled once per run (docs/adr/0499-the-native-spawner.md).
+    globalSetup: ['test/global-setup.ts'],
   },
 })

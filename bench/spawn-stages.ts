@@ -90,6 +90,8 @@ const service = await startService(
     TOOLEXEC_WARM_SANDBOXES: '0',
     TOOLEXEC_PROCESS_NICE: values.nice as string,
     STAGE_TRACE_DIR: traceDir,
+    // The stamps are the Node spawner's (traced-spawner.ts): the native one has none (docs/adr/0501).
+    TOOLEXEC_SPAWNER: 'node',
     ...(values.profile ? { SPAWNER_PROFILE_DIR: path.join(values.profile, 'spawner') } : {}),
   },
   [

@@ -192,6 +192,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         namespaceFloor ?? offMeasured.floor,
         offBare,
         offThroughSpawner,
+        offParts.spawnerCpu(),
       ),
       ...coldFigures(
         'Bash `true`, sandbox off',
@@ -236,6 +237,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         value: summarise(grepMeasured.others[1] ?? []).p50,
         baselineName: 'bare `rg` with the same argv from Node, p50',
         baseline: summarise(grepMeasured.floor).p50,
+        details: { ...grepParts.spawnerCpu() },
       }),
       ...coldFigures(
         'Grep, 40 files',
@@ -335,6 +337,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
           measured.floor,
           measured.others[1] ?? [],
           measured.others[2] ?? [],
+          parts.spawnerCpu(),
         ),
         ...coldFigures(
           'Bash `true`, bubblewrap',

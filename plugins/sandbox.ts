@@ -58,7 +58,10 @@ async function startLauncher(log: FastifyBaseLogger): Promise<() => void> {
   const state = await commandLauncher.start()
   // What is in force for the commands' CPU priority and start pacing (docs/adr/0300, 0301).
   const { starting: _starting, queued: _queued, ...processes } = commandLauncher.processes()
-  if (state.mode === 'spawner') log.info({ spawner: state, processes }, 'bash spawner process')
+  // The Node spawner where the native one was wanted (docs/adr/0501): it works, at more CPU a start.
+  if (state.mode === 'spawner' && state.reason !== undefined)
+    log.warn({ spawner: state, processes }, 'bash spawner process')
+  else if (state.mode === 'spawner') log.info({ spawner: state, processes }, 'bash spawner process')
   else log.warn({ spawner: state, processes }, 'bash spawner unavailable: commands are forked in-process')
   return commandLauncher.onChange(({ state: next, event, reason }) =>
     log.warn({ spawner: next, reason }, event === 'restarted' ? 'bash spawner restarted' : 'bash spawner given up'),

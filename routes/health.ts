@@ -90,6 +90,11 @@ const ReadinessSchema = StatusSchema.extend({
         .int()
         .describe('Process starts under way at once at most (TOOLEXEC_MAX_STARTING_PROCESSES)'),
       starting: z.number().int().describe('Process starts under way now'),
+      spawner: z
+        .enum(['native', 'node', 'in-process'])
+        .describe(
+          'Which process starts them: the native spawner (posix_spawn), the Node one, or the service itself (TOOLEXEC_SPAWNER, docs/adr/0501-choosing-the-spawner.md)',
+        ),
       queued: z.number().int().describe('Process starts waiting for their turn now'),
     })
     .describe(
@@ -225,6 +230,7 @@ const processesBody = (state: ProcessesState) => ({
   max_starting: state.maxStarting,
   starting: state.starting,
   queued: state.queued,
+  spawner: state.spawner,
 })
 const warmBody = (state: WarmSandboxesState) => ({
   per_session: state.perSession,

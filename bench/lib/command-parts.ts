@@ -1,5 +1,6 @@
 /** The parts of a Bash or Grep call measured without the service: the command bare, through a spawner, and a cold no-op run (docs/adr/0474, 0495). */
 import { spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { commandEnvironment } from '../../src/tools/bash/run-shell-command.js'
@@ -23,10 +24,20 @@ export type Measured = { service: number[]; floor: number[] }
  * (docs/adr/0476), bubblewrap and a search in the spawner's.
  */
 export async function commandParts(argv: readonly string[], cwd: string, sameSession: boolean) {
-  const spawner = await connectSpawner(path.join(REPOSITORY, 'dist/src/tools/bash/spawner-main.js'))
+  // The spawner the service of the build uses: the native one where `npm run build` compiled it
+  // (src/tools/bash/spawner-choice.ts, docs/adr/0501), else the Node one; TOOLEXEC_SPAWNER=node
+  // takes the Node one for both, the service and these rows.
+  const native = path.join(REPOSITORY, 'dist/native/toolexec-spawner')
+  const kind = existsSync(native) && process.env.TOOLEXEC_SPAWNER !== 'node' ? 'native' : 'node'
+  const spawner = await connectSpawner(
+    kind === 'native' ? native : path.join(REPOSITORY, 'dist/src/tools/bash/spawner-main.js'),
+  )
   const env = commandEnvironment()
   const [file = '', ...args] = argv
+  const cpuAtStart = cpuNs(spawner.pid)
+  let starts = 0
   const throughSpawner = async () => {
+    starts += 1
     const launched = await spawner.launch(file, args, { cwd, env, announcesStart: true, sameSession })
     launched.stdout.resume()
     launched.stderr.resume()
@@ -34,7 +45,33 @@ export async function commandParts(argv: readonly string[], cwd: string, sameSes
     await launched.closed
     if (code !== 0) throw new Error(`${file} exited with ${code} through the spawner`)
   }
-  return { bare: () => spawnBare(file, args, cwd, true, !sameSession), throughSpawner, close: () => spawner.kill() }
+  /** Which spawner, and its CPU per start (the warm-up's included): it does nothing but these starts. */
+  let atClose: SpawnerCpu | undefined
+  const spawnerCpu = (): SpawnerCpu =>
+    atClose ?? {
+      spawner: kind,
+      spawnerCpuMsPerStart: Math.round(((cpuNs(spawner.pid) - cpuAtStart) / 1e6 / Math.max(starts, 1)) * 1000) / 1000,
+    }
+  return {
+    bare: () => spawnBare(file, args, cwd, true, !sameSession),
+    throughSpawner,
+    spawnerCpu,
+    close: () => {
+      atClose = spawnerCpu()
+      spawner.kill()
+    },
+  }
+}
+
+export type SpawnerCpu = { spawner: string; spawnerCpuMsPerStart: number }
+
+/** A process's CPU time so far, in ns (the scheduler's own account: finer than /proc/PID/stat's ticks). */
+function cpuNs(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
+  } catch {
+    return 0
+  }
 }
 
 /** The two rows of commandParts' figures, against `floorName`'s p50. */
@@ -44,19 +81,24 @@ export function partFigures(
   floor: number[],
   bare: number[],
   throughSpawner: number[],
+  spawnerCpu?: SpawnerCpu,
 ) {
-  const row = (name: string, latencies: number[]) =>
+  const row = (name: string, latencies: number[], extra = {}) =>
     ratioFigure({
       name,
       unit: 'ms',
       value: summarise(latencies).p50,
       baselineName: floorName,
       baseline: summarise(floor).p50,
-      details: { p99Ms: summarise(latencies).p99, runs: latencies.length },
+      details: { p99Ms: summarise(latencies).p99, runs: latencies.length, ...extra },
     })
   return [
     row(`${label}: the service's argv spawned bare, p50 (the containment's own cost)`, bare),
-    row(`${label}: the service's argv through a spawner, no HTTP, p50 (plus the spawner hop)`, throughSpawner),
+    row(
+      `${label}: the service's argv through a spawner, no HTTP, p50 (plus the spawner hop)`,
+      throughSpawner,
+      spawnerCpu,
+    ),
   ]
 }
 

@@ -8,12 +8,13 @@ import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { buildSpawner } from '../../scripts/build-spawner.js'
 
 export const REPOSITORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 let built = false
 
-/** `tsc -p tsconfig.build.json` once per suite: dist/server.js is what production runs. */
+/** `tsc -p tsconfig.build.json` and the native spawner once per suite: dist/ is what production runs. */
 export function buildOnce(): void {
   // The suite runner (bench/run-all.ts) builds once for every bench it starts.
   if (built || process.env.BENCH_BUILT === '1') return
@@ -26,6 +27,8 @@ export function buildOnce(): void {
     },
   )
   if (!existsSync(path.join(REPOSITORY, 'dist/server.js'))) throw new Error('the build did not emit dist/server.js')
+  // The native spawner the service of the build uses (docs/adr/0499), as `npm run build` compiles it.
+  console.log(`native spawner: ${buildSpawner(path.join(REPOSITORY, 'dist'))}`)
   built = true
 }
 

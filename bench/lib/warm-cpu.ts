@@ -10,13 +10,14 @@ import { childPids, type ProcessCpu, processCpu } from './process-cpu.js'
 import { type Figure, ratioFigure } from './report.js'
 import type { ServerProcess } from './server-process.js'
 
-/** The spawner: the service's child running spawner-main (started with the first command). */
+/** The spawner: the service's child running the native spawner or spawner-main (started with the first command). */
 export function spawnerPid(service: ServerProcess): number | undefined {
   const pid = service.child.pid
   if (pid === undefined) return undefined
   return childPids(pid).find((child) => {
     try {
-      return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('spawner-main')
+      const cmdline = readFileSync(`/proc/${child}/cmdline`, 'utf8')
+      return cmdline.includes('toolexec-spawner') || cmdline.includes('spawner-main')
     } catch {
       return false
     }

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { DEFAULT_RULE_MATCH_WORK } from '../permissions/rule-match-work.js'
 import { DEFAULT_MAX_PARSED_COMMAND_CHARS } from '../shell/parse-limit.js'
 import { SANDBOX_MODES } from '../tools/bash/sandbox-mode.js'
+import { SPAWNER_CHOICES } from '../tools/bash/spawner-choice.js'
 
 const SECOND = 1000
 const MINUTE = 60 * SECOND
@@ -49,6 +50,8 @@ export const EnvSchema = z.object({
     .max(19, 'must be at most 19, the lowest CPU priority Linux has')
     .default(10),
   TOOLEXEC_MAX_STARTING_PROCESSES: z.coerce.number().int().min(1, 'must be at least 1').optional(),
+  // Which process starts them (docs/adr/0501-choosing-the-spawner.md): the native spawner where built.
+  TOOLEXEC_SPAWNER: z.enum(SPAWNER_CHOICES).default('auto'),
   // Sandboxes set up ahead of demand (docs/adr/0390-warm-sandboxes.md): per session (0: off),
   // per tenant, per instance, and how long an unused session keeps them.
   TOOLEXEC_WARM_SANDBOXES: z.coerce

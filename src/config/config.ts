@@ -8,6 +8,7 @@ import { normalizeOrigin } from '../auth/request-origin-policy.js'
 import { ConfigError } from '../errors/config-error.js'
 import { defaultConnectionCap, openFilesLimit } from '../net/descriptor-limit.js'
 import { parseSecretKey } from '../secrets/secret-key.js'
+import { nativeSpawnerMissing } from '../tools/bash/spawner-choice.js'
 import { DEFAULT_MAX_CONCURRENCY, EnvSchema } from './config-schema.js'
 import { managedAgentsConfigOf } from './managed-agents-config.js'
 import { checkUnique, parseApiKeys, readApiKeysFile } from './parse-api-keys.js'
@@ -38,6 +39,9 @@ export function createConfigSchema(cwd: string) {
         `is ${env.TOOLEXEC_PERMISSION_TIMEOUT_MS} ms, over TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS (${env.TOOLEXEC_MAX_PERMISSION_TIMEOUT_MS} ms)`,
       )
     }
+    // Asked for by name, the native spawner must be there: falling back would hide a broken image.
+    const nativeMissing = env.TOOLEXEC_SPAWNER === 'native' ? nativeSpawnerMissing() : undefined
+    if (nativeMissing !== undefined) throw new ConfigError('TOOLEXEC_SPAWNER', `is native, but ${nativeMissing}`)
     const apiKeys = checkUnique(
       [
         ...parseApiKeys(env.TOOLEXEC_API_KEYS),
@@ -84,6 +88,7 @@ export function createConfigSchema(cwd: string) {
       processes: {
         nice: env.TOOLEXEC_PROCESS_NICE,
         maxStarting: env.TOOLEXEC_MAX_STARTING_PROCESSES ?? availableParallelism(),
+        spawner: env.TOOLEXEC_SPAWNER,
       },
       /** Sandboxes set up ahead of demand (docs/adr/0390-warm-sandboxes.md). */
       warmSandboxes: warmSandboxSettings(env),

@@ -49,6 +49,7 @@ describe('loadConfig', () => {
         TOOLEXEC_BASH_ENV_PASSTHROUGH: 'NPM_TOKEN,GIT_AUTHOR_NAME',
         TOOLEXEC_PROCESS_NICE: '5',
         TOOLEXEC_MAX_STARTING_PROCESSES: '3',
+        TOOLEXEC_SPAWNER: 'node',
       },
       '/srv',
     )
@@ -60,7 +61,7 @@ describe('loadConfig', () => {
       workspace: '/data/ws',
       blobDir: '/srv/blobs',
       settingsPath: '/srv/settings.json',
-      processes: { nice: 5, maxStarting: 3 },
+      processes: { nice: 5, maxStarting: 3, spawner: 'node' },
       apiKeys: [{ tenant: 'acme', name: 'acme-key-1', role: 'admin', digest: keyDigest('k1') }],
       logLevel: 'debug',
       sandbox: 'off',
@@ -89,6 +90,7 @@ describe('loadConfig', () => {
     ['TOOLEXEC_PROCESS_NICE', '20'],
     ['TOOLEXEC_PROCESS_NICE', '-5'],
     ['TOOLEXEC_MAX_STARTING_PROCESSES', '0'],
+    ['TOOLEXEC_SPAWNER', 'vfork'],
   ])('names %s when it is %j', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [variable]: value })).toThrow(`Invalid environment variable ${variable}`)

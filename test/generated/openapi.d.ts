@@ -1094,6 +1094,11 @@ export interface operations {
                             queued: number;
                             /** @description The service's own niceness */
                             service_nice: number;
+                            /**
+                             * @description Which process starts them: the native spawner (posix_spawn), the Node one, or the service itself (TOOLEXEC_SPAWNER, docs/adr/0501-choosing-the-spawner.md)
+                             * @enum {string}
+                             */
+                            spawner: "native" | "node" | "in-process";
                             /** @description Process starts under way now */
                             starting: number;
                         };
@@ -1212,6 +1217,11 @@ export interface operations {
                             queued: number;
                             /** @description The service's own niceness */
                             service_nice: number;
+                            /**
+                             * @description Which process starts them: the native spawner (posix_spawn), the Node one, or the service itself (TOOLEXEC_SPAWNER, docs/adr/0501-choosing-the-spawner.md)
+                             * @enum {string}
+                             */
+                            spawner: "native" | "node" | "in-process";
                             /** @description Process starts under way now */
                             starting: number;
                         };

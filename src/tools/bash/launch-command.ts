@@ -5,11 +5,17 @@ import type { Readable } from 'node:stream'
 import type { LaunchedCommand } from './launched-command.js'
 import { autogroupInForce, lowerPriority, type ProcessPriority } from './process-priority.js'
 import { spawnTurn } from './spawn-turn.js'
-import { connectSpawner, type SpawnerConnection } from './spawner-client.js'
+import { NATIVE_SPAWNER, nativeSpawnerMissing, type SpawnerChoice, type SpawnerKind } from './spawner-choice.js'
+import { connectSpawner, NODE_SPAWNER, type SpawnerConnection } from './spawner-client.js'
 import { createStartPacer } from './start-pacer.js'
 
-/** Which process forks the commands: the spawner (its pid), or the service itself and why. */
-export type LauncherState = { mode: 'spawner'; pid: number } | { mode: 'in-process'; reason: string }
+/**
+ * Which process forks the commands: the spawner (its pid, which one, and why not the native one
+ * when that was wanted: docs/adr/0501-choosing-the-spawner.md), or the service itself and why.
+ */
+export type LauncherState =
+  | { mode: 'spawner'; pid: number; spawner: SpawnerKind; reason?: string }
+  | { mode: 'in-process'; reason: string }
 
 /** A change after start: the spawner was replaced, or commands fall back to in-process spawns. */
 export type LauncherChange = { state: LauncherState; event: 'restarted' | 'fallback'; reason: string }
@@ -33,13 +39,15 @@ type LaunchOptions = {
   reportsStatus?: boolean | undefined
 }
 
-/** How the commands share the host with the service (TOOLEXEC_PROCESS_NICE, TOOLEXEC_MAX_STARTING_PROCESSES). */
-export type ProcessSettings = { nice: number; maxStarting: number }
+/** How the commands share the host with the service (TOOLEXEC_PROCESS_NICE, TOOLEXEC_MAX_STARTING_PROCESSES, TOOLEXEC_SPAWNER). */
+export type ProcessSettings = { nice: number; maxStarting: number; spawner?: SpawnerChoice | undefined }
 
 /** What is in force for the processes the service starts, for /readyz and the start log. */
 export type ProcessesState = ProcessPriority & {
   /** The kernel's autogroup scheduling gives each command session its own CPU share (process-priority.ts). */
   autogroup: boolean
+  /** Which process starts them: the native spawner, the Node one, or the service itself (docs/adr/0501). */
+  spawner: SpawnerKind | 'in-process'
   maxStarting: number
   starting: number
   queued: number
@@ -140,10 +148,18 @@ function startAnnounced(announcer: Readable | null | undefined, exited: Promise<
  * SpawnerStoppedError), given up for in-process spawns when it cannot start or keeps stopping.
  * The spawner, and so every command it forks, runs at a lower CPU priority than the service
  * (docs/adr/0300-commands-run-at-a-lower-cpu-priority.md); starts are paced
- * (docs/adr/0301-process-starts-are-paced.md). `main` replaces the spawner script (tests).
+ * (docs/adr/0301-process-starts-are-paced.md). `main` replaces the spawner script, `nativeSpawner`
+ * the native spawner's path (tests).
  */
-export function createCommandLauncher(options: { main?: string } & Partial<ProcessSettings> = {}) {
+export function createCommandLauncher(
+  options: { main?: string; nativeSpawner?: string } & Partial<ProcessSettings> = {},
+) {
+  const native = options.nativeSpawner ?? NATIVE_SPAWNER
   let connection: Promise<SpawnerConnection | undefined> | undefined
+  let choice: SpawnerChoice = options.spawner ?? 'auto'
+  /** The kind of the spawner connected last, and why it is not the native one when that was wanted. */
+  let kind: SpawnerKind = 'node'
+  let kindReason: string | undefined
   let fallback: string | undefined
   let nice = options.nice ?? DEFAULT_PROCESS_NICE
   let pacer = createStartPacer(options.maxStarting ?? defaultMaxStarting())
@@ -160,8 +176,41 @@ export function createCommandLauncher(options: { main?: string } & Partial<Proce
     for (const listener of listeners) listener(change)
   }
 
+  /**
+   * The native spawner where wanted and built, the Node one when it is not or cannot start
+   * (docs/adr/0501-choosing-the-spawner.md); `main` (tests) is taken as it is.
+   */
+  const connectChosen = async (): Promise<SpawnerConnection> => {
+    if (options.main !== undefined) {
+      kind = /\.[cm]?[jt]s$/.test(options.main) ? 'node' : 'native'
+      return connectSpawner(options.main)
+    }
+    const missing = choice === 'node' ? 'TOOLEXEC_SPAWNER=node' : nativeSpawnerMissing(native)
+    if (missing === undefined) {
+      try {
+        const spawner = await connectSpawner(native)
+        kind = 'native'
+        kindReason = undefined
+        return spawner
+      } catch (error) {
+        kindReason = `the native spawner could not start: ${(error as Error).message}`
+      }
+    } else {
+      kindReason = choice === 'node' ? undefined : missing
+    }
+    kind = 'node'
+    return connectSpawner(NODE_SPAWNER)
+  }
+
+  const stateOf = (spawner: SpawnerConnection): LauncherState => ({
+    mode: 'spawner',
+    pid: spawner.pid,
+    spawner: kind,
+    ...(kindReason === undefined ? {} : { reason: kindReason }),
+  })
+
   const connect = (): Promise<SpawnerConnection | undefined> => {
-    connection = connectSpawner(options.main).then(
+    connection = connectChosen().then(
       (spawner) => {
         spawner.stopped.then((reason) => onStopped(reason))
         priority = lowerPriority(spawner.pid, nice)
@@ -186,9 +235,7 @@ export function createCommandLauncher(options: { main?: string } & Partial<Proce
       return
     }
     connect().then((spawner) => {
-      const state: LauncherState = spawner
-        ? { mode: 'spawner', pid: spawner.pid }
-        : { mode: 'in-process', reason: fallback as string }
+      const state: LauncherState = spawner ? stateOf(spawner) : { mode: 'in-process', reason: fallback as string }
       notify({ state, event: spawner ? 'restarted' : 'fallback', reason })
     })
   }
@@ -200,6 +247,8 @@ export function createCommandLauncher(options: { main?: string } & Partial<Proce
     /** The settings in force for the starts asked for from now on. */
     async configure(settings: ProcessSettings): Promise<void> {
       if (settings.maxStarting !== pacer.limit) pacer = createStartPacer(settings.maxStarting)
+      // Taken by the next spawner started (the first, or a restart); one running keeps its kind.
+      if (settings.spawner !== undefined) choice = settings.spawner
       if (settings.nice === nice) return
       nice = settings.nice
       // A spawner already running (an earlier app of this process) takes the new priority too;
@@ -210,7 +259,7 @@ export function createCommandLauncher(options: { main?: string } & Partial<Proce
     /** Starts the spawner now rather than at the first command, and says which mode is in force. */
     async start(): Promise<LauncherState> {
       const spawner = await current()
-      return spawner ? { mode: 'spawner', pid: spawner.pid } : { mode: 'in-process', reason: fallback as string }
+      return spawner ? stateOf(spawner) : { mode: 'in-process', reason: fallback as string }
     },
     launch(argv: readonly string[], launchOptions: LaunchOptions): Promise<LaunchedCommand> {
       return pacer.run(
@@ -227,7 +276,15 @@ export function createCommandLauncher(options: { main?: string } & Partial<Proce
     /** The priority and pacing in force, and the starts under way and waiting now. */
     processes(): ProcessesState {
       autogroup ??= autogroupInForce()
-      return { ...priority, autogroup, maxStarting: pacer.limit, starting: pacer.starting, queued: pacer.queued }
+      const spawner = fallback === undefined && connection ? kind : 'in-process'
+      return {
+        ...priority,
+        autogroup,
+        spawner,
+        maxStarting: pacer.limit,
+        starting: pacer.starting,
+        queued: pacer.queued,
+      }
     },
     /** Called on each restart or fallback after start; returns the unsubscribe. */
     onChange(listener: (change: LauncherChange) => void): () => void {

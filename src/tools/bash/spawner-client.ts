@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process'
+import { type ChildProcess, fork, spawn } from 'node:child_process'
 import type { Socket } from 'node:net'
 import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
@@ -15,7 +15,7 @@ const LAUNCH_TIMEOUT_MS = 30_000
 // Compiled, this file sits beside spawner-main.js; run from source (tests, tsx) the spawner is
 // the .ts file and needs tsx's loader, resolved from the repository root.
 const SOURCE = import.meta.url.endsWith('.ts')
-const DEFAULT_MAIN = fileURLToPath(new URL(`./spawner-main.${SOURCE ? 'ts' : 'js'}`, import.meta.url))
+export const NODE_SPAWNER = fileURLToPath(new URL(`./spawner-main.${SOURCE ? 'ts' : 'js'}`, import.meta.url))
 const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url))
 // A small heap: the spawner holds a few objects per running command, and each fork copies its page tables.
 const SPAWNER_FLAGS = ['--max-old-space-size=32', '--max-semi-space-size=1']
@@ -79,18 +79,27 @@ function spawnError(failure: SpawnFailure): Error {
   return Object.assign(new Error(message), fields)
 }
 
-/** Starts a spawner process and resolves once it is ready; rejects when it cannot start. */
-export async function connectSpawner(main = DEFAULT_MAIN): Promise<SpawnerConnection> {
+/** A Node spawner script (forked), or a program speaking the same protocol over the IPC channel (the native spawner). */
+function startSpawner(main: string): ChildProcess {
   const { NODE_OPTIONS: _ignored, ...env } = process.env
-  const child = fork(main, [], {
-    execArgv: [...(main.endsWith('.ts') ? ['--import', 'tsx'] : []), ...SPAWNER_FLAGS],
+  const options = {
     cwd: REPOSITORY,
     env,
     // Its own session: a terminal's Ctrl-C reaches the service, which drains, not the spawner.
     detached: true,
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    serialization: 'json',
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'] as ['ignore', 'ignore', 'inherit', 'ipc'],
+    serialization: 'json' as const,
+  }
+  if (!/\.[cm]?[jt]s$/.test(main)) return spawn(main, [], options)
+  return fork(main, [], {
+    ...options,
+    execArgv: [...(main.endsWith('.ts') ? ['--import', 'tsx'] : []), ...SPAWNER_FLAGS],
   })
+}
+
+/** Starts a spawner process and resolves once it is ready; rejects when it cannot start. */
+export async function connectSpawner(main = NODE_SPAWNER): Promise<SpawnerConnection> {
+  const child = startSpawner(main)
   const stopped = deferred<string>()
   child.once('exit', (code, signal) => stopped.resolve(signal ? `signal ${signal}` : `exit code ${code}`))
   child.once('error', (error) => {

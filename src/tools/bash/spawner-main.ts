@@ -9,6 +9,9 @@
  * stderr (only the wrappers write there: the shell merges the command's own stderr) is relayed;
  * the exit comes back as a message. When the service goes (even by SIGKILL) the IPC channel
  * closes: every command still running is killed with its process group and this process exits.
+ *
+ * Where native/spawner.c is built, it runs instead (posix_spawn, no fork of a Node process:
+ * docs/adr/0499-the-native-spawner.md); this one is the fallback and TOOLEXEC_SPAWNER=node.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'

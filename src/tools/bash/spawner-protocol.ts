@@ -1,6 +1,7 @@
 /**
- * The messages between the service and its spawner process (src/tools/bash/spawner-main.ts,
- * docs/adr/0160-a-spawner-process-forks-bash.md). JSON over the IPC channel; `spawned` carries
+ * The messages between the service and its spawner process (native/spawner.c where built, else
+ * src/tools/bash/spawner-main.ts: docs/adr/0160-a-spawner-process-forks-bash.md,
+ * docs/adr/0499-the-native-spawner.md; a change here is a change to both). JSON over the IPC channel; `spawned` carries
  * the command's stdout pipe as its handle, so the service reads the output without a relay.
  */
 export type SpawnRequest = {

@@ -14,6 +14,7 @@ import { commandLauncher, createCommandLauncher } from '../../../src/tools/bash/
 import { createOutputCollector } from '../../../src/tools/bash/output-collector.js'
 import { runShellCommand } from '../../../src/tools/bash/run-shell-command.js'
 import { detectSandbox } from '../../../src/tools/bash/sandbox.js'
+import { nativeSpawnerMissing } from '../../../src/tools/bash/spawner-choice.js'
 import { buildTestApp } from '../../helpers/build-test-app.js'
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
 import { createTestContext, createTestWorkspace } from '../../helpers/tool-context.js'
@@ -184,6 +185,8 @@ describe('/readyz', () => {
       max_starting: 3,
       starting: 0,
       queued: 0,
+      // The native spawner where it is built (docs/adr/0501-choosing-the-spawner.md).
+      spawner: nativeSpawnerMissing() === undefined ? 'native' : 'node',
     })
     expect(commandLauncher.processes().maxStarting).toBe(3)
   })
