@@ -13,7 +13,15 @@ async function digestsOf(inputs: unknown[], mutate?: (index: number) => void): P
   const log = createAuditLog({ store, includeInputs: false })
   inputs.forEach((input, index) => {
     mutate?.(index)
-    log.record({ kind: 'call', tenant: 'acme', tool_use_id: `t${index}`, tool: 'Bash', input })
+    log.record({
+      kind: 'call',
+      tenant: 'acme',
+      session_id: 's',
+      run_id: 'r',
+      tool_use_id: `t${index}`,
+      tool: 'Bash',
+      input,
+    })
   })
   await log.flush()
   const page = await store.list({ tenant: 'acme', limit: 100 })
