@@ -1,13 +1,15 @@
 /**
  * Where a Bash `true` or Grep call's time goes, stage by stage, next to the same stages of the
  * bare floor (issue 23, goal 2). The service runs as `node dist/server.js` with a preload that
- * stamps its HTTP request and answer and each spawner message, and a spawner that stamps its
- * `spawn()` and the command's exit (bench/servers/stage-trace-preload.ts, traced-spawner.ts);
- * the stamps are CLOCK_MONOTONIC, shared by the three processes. Calls alternate with the floor
+ * stamps its HTTP request and answer and each spawner message (bench/servers/stage-trace-preload.ts);
+ * with `--spawner node` the Node spawner stamps its `spawn()` and the command's exit too
+ * (traced-spawner.ts); the native spawner (the default, docs/adr/0499) stamps nothing, so its
+ * stages are seen from the service's side only. The stamps are CLOCK_MONOTONIC, shared by the
+ * processes. Calls alternate with the floor
  * spawned from this process (the argv of bench/tool-overhead.ts), one in flight; each stage is a
  * median over the calls. A diagnosis, not a figure of `npm run bench`.
  *
- *   npx tsx bench/spawn-stages.ts [--tool bash|grep|noop] [--sandbox off|bwrap] [--calls 200] [--nice 10] [--profile DIR]
+ *   npx tsx bench/spawn-stages.ts [--tool bash|grep|noop] [--sandbox off|bwrap] [--spawner native|node] [--calls 200] [--nice 10] [--profile DIR]
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
@@ -27,6 +29,8 @@ const { values } = parseArgs({
     sandbox: { type: 'string', default: 'off' },
     calls: { type: 'string', default: '200' },
     nice: { type: 'string', default: '10' },
+    /** The service's spawner: `native` (stamped from the service's side only) or `node` (stamped inside too). */
+    spawner: { type: 'string', default: 'native' },
     /** A directory for the service's `--cpu-prof` profile (and the spawner's, in its `spawner` folder). */
     profile: { type: 'string' },
     /** A file for `strace -f -ttt` of the service and its spawner over the first 20 measured calls. */
@@ -34,6 +38,8 @@ const { values } = parseArgs({
   },
 })
 const calls = Number(values.calls)
+const nodeSpawner = values.spawner === 'node'
+if (!nodeSpawner && values.spawner !== 'native') throw new Error(`--spawner is native or node, not ${values.spawner}`)
 const now = () => Number(process.hrtime.bigint()) / 1000
 
 const BWRAP_FLOOR = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent']
@@ -90,9 +96,9 @@ const service = await startService(
     TOOLEXEC_WARM_SANDBOXES: '0',
     TOOLEXEC_PROCESS_NICE: values.nice as string,
     STAGE_TRACE_DIR: traceDir,
-    // The stamps are the Node spawner's (traced-spawner.ts): the native one has none (docs/adr/0501).
-    TOOLEXEC_SPAWNER: 'node',
-    ...(values.profile ? { SPAWNER_PROFILE_DIR: path.join(values.profile, 'spawner') } : {}),
+    // Only the Node spawner stamps its own stages (traced-spawner.ts); the native one has none.
+    TOOLEXEC_SPAWNER: values.spawner as string,
+    ...(values.profile && nodeSpawner ? { SPAWNER_PROFILE_DIR: path.join(values.profile, 'spawner') } : {}),
   },
   [
     '--import',
@@ -200,7 +206,7 @@ try {
   client.close()
   process.kill(service.child.pid as number, 'SIGUSR2')
   const serviceStamps = await readStamps(path.join(traceDir, 'service.json'))
-  const spawnerStamps = await readStamps(path.join(traceDir, 'spawner.json'))
+  const spawnerStamps = nodeSpawner ? await readStamps(path.join(traceDir, 'spawner.json')) : []
 
   const stages = new Map<string, number[]>()
   const add = (name: string, value: number | undefined) => {
@@ -220,6 +226,25 @@ try {
       add('request → response written (the run, no process)', (at('http-response-written') ?? 0) - request)
       add('response written → client has it', received - (at('http-response-written') ?? 0))
       add('total, client', received - sent)
+      continue
+    }
+    if (!nodeSpawner) {
+      // The native spawner: what the service sees of it, message by message.
+      const sentSpawn = mine('service-sent-spawn') ?? 0
+      const exit = mine('service-got-exit') ?? 0
+      const nativeStages: [string, number | undefined][] = [
+        ['client sends → service parses the request', request - sent],
+        ['request → spawn request sent to the spawner', sentSpawn - request],
+        ['(the send itself: child.send() returned)', (mine('service-sent-spawn-returned') ?? Number.NaN) - sentSpawn],
+        ['spawn request → service has `spawned`', (mine('service-got-spawned') ?? 0) - sentSpawn],
+        ['(spawn request → service has `started`)', (mine('service-got-started') ?? Number.NaN) - sentSpawn],
+        ['`spawned` → service has `exit`', exit - (mine('service-got-spawned') ?? 0)],
+        ['service: exit message → response written', (at('http-response-written') ?? 0) - exit],
+        ['response written → client has it', received - (at('http-response-written') ?? 0)],
+        ['(stdout close in the service − exit message)', (mine('service-stdout-close') ?? 0) - exit],
+        ['total, client', received - sent],
+      ]
+      for (const [name, value] of nativeStages) add(name, value)
       continue
     }
     const stamps: [string, number | undefined][] = [
@@ -271,7 +296,7 @@ try {
     add('floor total', (bare.close ?? 0) - (bare.call ?? 0))
   }
   console.log(
-    `${values.tool} (${grep ? 'rg' : readyz.bash_containment}), sandbox ${values.sandbox}, nice ${values.nice}, ${windows.length} calls; medians in ms`,
+    `${values.tool} (${grep ? 'rg' : readyz.bash_containment}), sandbox ${values.sandbox}, ${values.spawner} spawner, nice ${values.nice}, ${windows.length} calls; medians in ms`,
   )
   const perCall = (index: number) => ((cpuAfter[index] as number) - (cpuBefore[index] as number)) / windows.length
   const own = cpuAfter[2] as NodeJS.CpuUsage

@@ -2,8 +2,11 @@
  * Loaded into the service with `--import` by bench/spawn-stages.ts: stamps (stage-stamps.ts) when
  * an HTTP request arrives (Node's own diagnostics channel) and its answer is handed to Node, each
  * message to and from the spawner, and the close of each command's stdout handle; and starts the
- * spawner as traced-spawner.ts. Nothing in the service changes: only Node's `fork` is wrapped.
- * SIGUSR2 writes the stamps of both processes into STAGE_TRACE_DIR.
+ * Node spawner as traced-spawner.ts. Nothing in the service changes: only Node's `fork` and
+ * `spawn` are wrapped. The native spawner (started with `spawn`, docs/adr/0499) is left as it is:
+ * it stamps nothing, so only the service's side of its messages is stamped.
+ * SIGUSR2 writes the stamps of both processes into STAGE_TRACE_DIR (the service's alone with the
+ * native spawner).
  */
 import childProcess, { type ChildProcess } from 'node:child_process'
 import diagnostics from 'node:diagnostics_channel'
@@ -27,6 +30,31 @@ ServerResponse.prototype.end = function end(this: ServerResponse, ...args: unkno
 } as typeof realEnd
 
 const TRACED = fileURLToPath(new URL('./traced-spawner.js', import.meta.url))
+/** Stamps each message to and from the spawner, on the service's side. */
+function traceChannel(child: ChildProcess, stampsToo: boolean): void {
+  // Only the Node spawner keeps stamps of its own to write on SIGUSR2; the native one would die of it.
+  if (stampsToo) spawner = child
+  child.prependListener('message', (message: { type: string; id?: number }, handle?: Socket) => {
+    stamp(`service-got-${message.type}`, message.id ?? 0)
+    if (message.type === 'spawned' && handle) handle.once('close', () => stamp('service-stdout-close', message.id ?? 0))
+  })
+  const realSend = child.send.bind(child) as (...all: unknown[]) => boolean
+  child.send = ((message: { type: string; id?: number }, ...more: unknown[]) => {
+    stamp(`service-sent-${message.type}`, message.id ?? 0)
+    const sent = realSend(message, ...more)
+    // How long the write into the channel held the service (the spawner's wake-up, if synchronous).
+    stamp(`service-sent-${message.type}-returned`, message.id ?? 0)
+    return sent
+  }) as typeof child.send
+}
+
+const realSpawn = childProcess.spawn
+childProcess.spawn = ((file: string, ...rest: unknown[]) => {
+  const child = (realSpawn as (...all: unknown[]) => ChildProcess)(file, ...rest)
+  if (String(file).endsWith('toolexec-spawner')) traceChannel(child, false)
+  return child
+}) as typeof realSpawn
+
 const realFork = childProcess.fork
 childProcess.fork = ((modulePath: string, ...rest: unknown[]) => {
   const isSpawner = String(modulePath).endsWith('spawner-main.js')
@@ -43,17 +71,7 @@ childProcess.fork = ((modulePath: string, ...rest: unknown[]) => {
       profile,
     ]
   const child = (realFork as (...all: unknown[]) => ChildProcess)(isSpawner ? TRACED : modulePath, ...rest)
-  if (!isSpawner) return child
-  spawner = child
-  child.prependListener('message', (message: { type: string; id?: number }, handle?: Socket) => {
-    stamp(`service-got-${message.type}`, message.id ?? 0)
-    if (message.type === 'spawned' && handle) handle.once('close', () => stamp('service-stdout-close', message.id ?? 0))
-  })
-  const realSend = child.send.bind(child) as (...all: unknown[]) => boolean
-  child.send = ((message: { type: string; id?: number }, ...more: unknown[]) => {
-    stamp(`service-sent-${message.type}`, message.id ?? 0)
-    return realSend(message, ...more)
-  }) as typeof child.send
+  if (isSpawner) traceChannel(child, true)
   return child
 }) as typeof realFork
 syncBuiltinESMExports()

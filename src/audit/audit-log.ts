@@ -22,6 +22,28 @@ export type AuditEvent = Omit<AuditEntry, 'input_sha256' | 'input' | 'ts'> & { i
 export const inputDigest = (input: unknown) => hash('sha256', canonicalJson(input), 'hex')
 
 /**
+ * `inputDigest` that remembers its last text and digest: a call's decision and its outcome are
+ * recorded one after the other with the same input, and the second then costs only its text
+ * (docs/adr/0505-the-audit-digest-remembers-the-last-input.md). Keyed by the text, not the
+ * object, so an input changed in between is hashed afresh.
+ */
+const MEMO_MAX_CHARS = 64 * 1024
+
+function lastDigestMemo(): (input: unknown) => string {
+  let lastText: string | undefined
+  let lastDigest = ''
+  return (input) => {
+    const text = canonicalJson(input)
+    if (text === lastText) return lastDigest
+    const digest = hash('sha256', text, 'hex')
+    // A large input (a Write's content) is not kept alive between records for this.
+    lastText = text.length <= MEMO_MAX_CHARS ? text : undefined
+    lastDigest = digest
+    return digest
+  }
+}
+
+/**
  * The audit trail's writer (docs/adr/0245-audit-trail.md). `record` never throws and never makes
  * a call wait: entries are queued and written in batches, in order, to the store and the file
  * sink; a failing store or sink drops what it cannot write and says so in `health`.
@@ -32,6 +54,7 @@ export function createAuditLog(options: AuditLogOptions) {
   const store: SinkHealth = { ok: true, written: 0, dropped: 0 }
   /** Entries of the same millisecond share one ISO string, as run events do (docs/adr/0491). */
   const timestamp = createEventClock()
+  const digest = lastDigestMemo()
 
   async function drain(): Promise<void> {
     while (queue.length > 0) {
@@ -70,7 +93,7 @@ export function createAuditLog(options: AuditLogOptions) {
         const entry: AuditEntry = {
           ts: ts ?? timestamp(),
           ...rest,
-          input_sha256: inputDigest(input),
+          input_sha256: digest(input),
           ...(options.includeInputs ? { input: redactSecrets(input) } : {}),
         }
         if (queue.length >= MAX_QUEUED) {

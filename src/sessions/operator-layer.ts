@@ -44,3 +44,20 @@ function withSource(rules: DeepImmutable<RulesBySource>, operatorRules: readonly
   }
   return copy
 }
+
+/** Whether two contexts hold the same mode, flags, directories and rules (a rule list's absence differs from an empty one). */
+export function samePermissionContext(a: ToolPermissionContext, b: ToolPermissionContext): boolean {
+  const sameList = (x: readonly string[] | undefined, y: readonly string[] | undefined) =>
+    x === y || (x !== undefined && y !== undefined && x.length === y.length && x.every((value, at) => value === y[at]))
+  const sameRules = (x: DeepImmutable<RulesBySource>, y: DeepImmutable<RulesBySource>) =>
+    RULE_SOURCES.every((source) => sameList(x[source], y[source])) && Object.keys(x).length === Object.keys(y).length
+  return (
+    a.mode === b.mode &&
+    a.isBypassPermissionsModeAvailable === b.isBypassPermissionsModeAvailable &&
+    a.shouldAvoidPermissionPrompts === b.shouldAvoidPermissionPrompts &&
+    sameList(a.additionalWorkingDirectories, b.additionalWorkingDirectories) &&
+    sameRules(a.alwaysAllowRules, b.alwaysAllowRules) &&
+    sameRules(a.alwaysDenyRules, b.alwaysDenyRules) &&
+    sameRules(a.alwaysAskRules, b.alwaysAskRules)
+  )
+}

@@ -18,7 +18,7 @@ import {
 import type { ToolEnvironment } from '../tool/tool.js'
 import type { TextEditorType, Toolset } from '../tool/toolset.js'
 import { confineDirectory } from './confine-path.js'
-import { stripOperatorLayer, withOperatorLayer } from './operator-layer.js'
+import { samePermissionContext, stripOperatorLayer, withOperatorLayer } from './operator-layer.js'
 import { checkRuleBytes, type SessionRules } from './session-rules.js'
 
 /** The request body of POST /v1/sessions as its schema parses it (absent and undefined alike). */
@@ -65,19 +65,29 @@ export function createSessionService(options: SessionServiceOptions) {
    * A session's context with the operator's layer, built once per permission-context change:
    * contexts are frozen, so the same object always layers (and strips) to the same result, and
    * a run that changed nothing hands back the layered object it was given
-   * (docs/adr/0153-per-session-work-cached-per-change.md).
+   * (docs/adr/0153-per-session-work-cached-per-change.md). Stripping that object gives back the
+   * very context it was layered from when their contents match, so that the next run of the
+   * session finds its layered context, its tool pool and its parsed rules in their caches
+   * (docs/adr/0503-a-session-context-survives-its-run-unchanged.md).
    */
   const layered = new WeakMap<ToolPermissionContext, ToolPermissionContext>()
   const stripped = new WeakMap<ToolPermissionContext, ToolPermissionContext>()
-  const once = (
-    cache: WeakMap<ToolPermissionContext, ToolPermissionContext>,
-    context: ToolPermissionContext,
-    build: (context: ToolPermissionContext) => ToolPermissionContext,
-  ) => {
-    let result = cache.get(context)
+  const layer = (own: ToolPermissionContext) => {
+    let result = layered.get(own)
     if (!result) {
-      result = build(context)
-      cache.set(context, result)
+      result = withOperatorLayer(own, operator)
+      layered.set(own, result)
+      // The way back: the session's own object, if stripping gives what it holds.
+      const back = stripOperatorLayer(result)
+      stripped.set(result, samePermissionContext(back, own) ? own : back)
+    }
+    return result
+  }
+  const strip = (context: ToolPermissionContext) => {
+    let result = stripped.get(context)
+    if (!result) {
+      result = stripOperatorLayer(context)
+      stripped.set(context, result)
     }
     return result
   }
@@ -218,7 +228,7 @@ export function createSessionService(options: SessionServiceOptions) {
   async function release(session: SessionRecord, runId: string, context?: SessionContext): Promise<void> {
     const state: SessionState | undefined = context && {
       cwd: context.cwd,
-      permissionContext: once(stripped, context.permissionContext, stripOperatorLayer),
+      permissionContext: strip(context.permissionContext),
       readFileState: context.readFileState,
       todos: context.todos,
     }
@@ -231,7 +241,7 @@ export function createSessionService(options: SessionServiceOptions) {
       tenant: session.tenant,
       sessionId: session.sessionId,
       cwd: session.cwd,
-      permissionContext: once(layered, session.permissionContext, (own) => withOperatorLayer(own, operator)),
+      permissionContext: layer(session.permissionContext),
       readFileState: session.readFileState,
       todos: session.todos,
       blobs: options.blobs,

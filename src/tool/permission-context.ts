@@ -32,21 +32,33 @@ type PermissionContextInput = {
   shouldAvoidPermissionPrompts?: boolean
 }
 
-/** Builds a frozen context; the input is copied so later mutation of it cannot leak in. */
+/** A copy of each source's rule list: the context never shares an array with its input. */
+function copyRules(rules: RulesBySource | undefined): RulesBySource {
+  const copy: RulesBySource = {}
+  if (rules === undefined) return copy
+  for (const [source, values] of Object.entries(rules) as [RuleSource, string[] | undefined][])
+    if (values !== undefined) copy[source] = [...values]
+  return copy
+}
+
+/**
+ * Builds a frozen context; the input is copied so later mutation of it cannot leak in. Copied by
+ * hand, not with `structuredClone`: the shape is fixed (strings, lists of strings), and a run
+ * builds two contexts (the operator layer on and off), where the clone's serialisation was the
+ * larger part of their cost (docs/adr/0502-permission-contexts-are-copied-by-hand.md).
+ */
 export function createPermissionContext(input: PermissionContextInput = {}): ToolPermissionContext {
-  return deepFreeze(
-    structuredClone({
-      mode: input.mode ?? 'default',
-      additionalWorkingDirectories: [...(input.additionalWorkingDirectories ?? [])],
-      alwaysAllowRules: input.alwaysAllowRules ?? {},
-      alwaysDenyRules: input.alwaysDenyRules ?? {},
-      alwaysAskRules: input.alwaysAskRules ?? {},
-      isBypassPermissionsModeAvailable: input.isBypassPermissionsModeAvailable ?? true,
-      ...(input.shouldAvoidPermissionPrompts === undefined
-        ? {}
-        : { shouldAvoidPermissionPrompts: input.shouldAvoidPermissionPrompts }),
-    }),
-  )
+  return deepFreeze({
+    mode: input.mode ?? 'default',
+    additionalWorkingDirectories: [...(input.additionalWorkingDirectories ?? [])],
+    alwaysAllowRules: copyRules(input.alwaysAllowRules),
+    alwaysDenyRules: copyRules(input.alwaysDenyRules),
+    alwaysAskRules: copyRules(input.alwaysAskRules),
+    isBypassPermissionsModeAvailable: input.isBypassPermissionsModeAvailable ?? true,
+    ...(input.shouldAvoidPermissionPrompts === undefined
+      ? {}
+      : { shouldAvoidPermissionPrompts: input.shouldAvoidPermissionPrompts }),
+  })
 }
 
 /** Returns a new frozen context with `changes` applied: the only way permission state changes. */

@@ -81,6 +81,39 @@ describe('createSessionService', () => {
     expect(saved.todos).toEqual([{ content: 'x', status: 'pending' }])
   })
 
+  it('gives a run that changed nothing the same context objects as the run before (docs/adr/0503)', async () => {
+    const sessions = service({ deny: ['Bash(rm:*)'], allow: ['Read'] })
+    const created = await sessions.create('acme', { permissions: { allow: ['Bash(ls:*)'] } })
+    const first = sessions.contextFor(created)
+    await sessions.claim('acme', created.sessionId, 'run_1')
+    await sessions.release(created, 'run_1', first)
+    // From the first release on, the session holds only its own layer, as one object.
+    const afterFirst = await sessions.get('acme', created.sessionId)
+    const second = sessions.contextFor(afterFirst)
+    await sessions.claim('acme', created.sessionId, 'run_2')
+    await sessions.release(afterFirst, 'run_2', second)
+    const afterSecond = await sessions.get('acme', created.sessionId)
+    // The same object, so the caches keyed by it (tool pool, parsed rules) hit on the next run.
+    expect(afterSecond.permissionContext).toBe(afterFirst.permissionContext)
+    expect(afterSecond.permissionContext.alwaysDenyRules.operatorSettings).toBeUndefined()
+    expect(sessions.contextFor(afterSecond).permissionContext).toBe(second.permissionContext)
+  })
+
+  it('saves what stripping gives when a context does not survive the layer unchanged', async () => {
+    // bypassPermissions under an operator that forbids it: the layer turns it to default.
+    const sessions = service({ disableBypassPermissionsMode: 'disable' })
+    const created = await sessions.create('acme')
+    const own = updatePermissionContext(created.permissionContext, { mode: 'bypassPermissions' })
+    const session = { ...created, permissionContext: own }
+    const context = sessions.contextFor(session)
+    expect(context.permissionContext.mode).toBe('default')
+    await sessions.claim('acme', created.sessionId, 'run_1')
+    await sessions.release(session, 'run_1', context)
+    const saved = await sessions.get('acme', created.sessionId)
+    expect(saved.permissionContext).not.toBe(own)
+    expect(saved.permissionContext.mode).toBe('default')
+  })
+
   it('refuses bypassPermissions when the operator disabled it, and a second run on a busy session', async () => {
     const sessions = service({ disableBypassPermissionsMode: 'disable' })
     await expect(sessions.create('acme', { permission_mode: 'bypassPermissions' })).rejects.toMatchObject({

@@ -182,7 +182,10 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     // Background jobs would hold the pipe open (and outlive the call): they go with the shell.
     // A warm sandbox's end is bubblewrap's own (its PID namespace dies with it): its pipes close
     // by themselves, and its group, only bwrap, is left to the spawner's reaping (docs/adr/0473).
-    if (!warm) kill()
+    // So is a command without a group of its own (bubblewrap's or `unshare`'s PID namespace):
+    // what held its processes died with it, and a signal after the exit is never sent
+    // (docs/adr/0504-no-kill-after-a-namespace-exit.md).
+    if (!warm && ownGroup) kill()
     await Promise.all([child.closed, killing])
     const exitCode = code ?? signalExitCode(exitSignal)
     if (storageError) return { exitCode, timedOut, aborted, storageError }

@@ -53,6 +53,13 @@ describe.skipIf(containment.containment !== 'pid-namespace')(`sandbox off (${con
     other.abort()
     expect(await running).toMatchObject({ aborted: true, timedOut: false })
   })
+
+  it('a background job ends with the command, though nothing is signalled after its exit (docs/adr/0504)', async () => {
+    const marker = '917.4683'
+    const result = await run(`sleep ${marker} & echo started`, new AbortController().signal)
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, aborted: false })
+    await vi.waitFor(async () => expect(await processesMatching(marker)).toEqual([]), REAL_PROCESS_WAIT)
+  })
 })
 
 const sandbox = detectSandbox('auto')
@@ -80,6 +87,23 @@ describe.skipIf(sandbox.sandbox !== 'bwrap')(`bubblewrap (${sandbox.reason})`, (
       expect(await spawnerPid()).toBe(pid)
       other.abort()
       await running
+    } finally {
+      await workspace.cleanup()
+    }
+  })
+
+  it('a background job ends with bubblewrap, though nothing is signalled after its exit (docs/adr/0504)', async () => {
+    const workspace = await createTestWorkspace()
+    try {
+      const marker = '917.5794'
+      const context = createTestContext({
+        cwd: workspace.cwd,
+        blobRoot: workspace.blobRoot,
+        environment: { sandbox: 'bwrap', multiTenant: true },
+      })
+      const result = await runTool(BashTool, { command: `sleep ${marker} & echo started` }, context)
+      expect(result).toMatchObject({ ok: true, data: { output: 'started', exitCode: 0 } })
+      await vi.waitFor(async () => expect(await processesMatching(marker)).toEqual([]), REAL_PROCESS_WAIT)
     } finally {
       await workspace.cleanup()
     }
