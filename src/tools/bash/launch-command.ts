@@ -6,8 +6,9 @@ import type { LaunchedCommand } from './launched-command.js'
 import { autogroupInForce, lowerPriority, type ProcessPriority } from './process-priority.js'
 import { spawnTurn } from './spawn-turn.js'
 import { NATIVE_SPAWNER, nativeSpawnerMissing, type SpawnerChoice, type SpawnerKind } from './spawner-choice.js'
-import { connectSpawner, NODE_SPAWNER, type SpawnerConnection } from './spawner-client.js'
+import { connectSpawner, type SpawnerConnection } from './spawner-client.js'
 import { createStartPacer } from './start-pacer.js'
+import { NODE_SPAWNER } from './start-spawner-process.js'
 
 /**
  * Which process forks the commands: the spawner (its pid, which one, and why not the native one

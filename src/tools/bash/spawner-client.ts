@@ -1,24 +1,15 @@
-import { type ChildProcess, fork, spawn } from 'node:child_process'
 import type { Socket } from 'node:net'
 import { PassThrough } from 'node:stream'
-import { fileURLToPath } from 'node:url'
 import { deferred } from '../../async/deferred.js'
 import { type LaunchedCommand, SpawnerStoppedError } from './launched-command.js'
 import { exitCodeFrom } from './sandbox-status.js'
 import type { InputRequest, SignalRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
+import { NODE_SPAWNER, startSpawner } from './start-spawner-process.js'
 
 /** How long the spawner may take to start (a Node process, under load). */
 const READY_TIMEOUT_MS = 15_000
 /** A spawn takes milliseconds; a spawner that answers none for this long is stuck and is replaced. */
 const LAUNCH_TIMEOUT_MS = 30_000
-
-// Compiled, this file sits beside spawner-main.js; run from source (tests, tsx) the spawner is
-// the .ts file and needs tsx's loader, resolved from the repository root.
-const SOURCE = import.meta.url.endsWith('.ts')
-export const NODE_SPAWNER = fileURLToPath(new URL(`./spawner-main.${SOURCE ? 'ts' : 'js'}`, import.meta.url))
-const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url))
-// A small heap: the spawner holds a few objects per running command, and each fork copies its page tables.
-const SPAWNER_FLAGS = ['--max-old-space-size=32', '--max-semi-space-size=1']
 
 /** One spawner process and the commands it started (launch-command.ts restarts it). */
 export type SpawnerConnection = {
@@ -77,24 +68,6 @@ function killGroup(pid: number): void {
 function spawnError(failure: SpawnFailure): Error {
   const { message, ...fields } = failure
   return Object.assign(new Error(message), fields)
-}
-
-/** A Node spawner script (forked), or a program speaking the same protocol over the IPC channel (the native spawner). */
-function startSpawner(main: string): ChildProcess {
-  const { NODE_OPTIONS: _ignored, ...env } = process.env
-  const options = {
-    cwd: REPOSITORY,
-    env,
-    // Its own session: a terminal's Ctrl-C reaches the service, which drains, not the spawner.
-    detached: true,
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'] as ['ignore', 'ignore', 'inherit', 'ipc'],
-    serialization: 'json' as const,
-  }
-  if (!/\.[cm]?[jt]s$/.test(main)) return spawn(main, [], options)
-  return fork(main, [], {
-    ...options,
-    execArgv: [...(main.endsWith('.ts') ? ['--import', 'tsx'] : []), ...SPAWNER_FLAGS],
-  })
 }
 
 /** Starts a spawner process and resolves once it is ready; rejects when it cannot start. */
