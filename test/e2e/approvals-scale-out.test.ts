@@ -9,12 +9,11 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type RedisServer, redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
 import { type ServiceProcess, startServiceProcess } from '../helpers/service-process.js'
+import type { WireJson } from '../helpers/wire-json.js'
 import { connect, type Frame } from '../helpers/ws-client.js'
 
 // Long enough that a loaded host does not take a live instance for a lost one.
 const LEASE_MS = 3000
-
-type Json = Record<string, any>
 
 describe.skipIf(redisSkipReason !== undefined)('approvals under scale-out', () => {
   let redis: RedisServer
@@ -41,21 +40,21 @@ describe.skipIf(redisSkipReason !== undefined)('approvals under scale-out', () =
     if (data) rmSync(data, { recursive: true, force: true })
   }, 30_000)
 
-  async function call(instance: ServiceProcess, method: string, url: string, body?: unknown): Promise<Json> {
+  async function call(instance: ServiceProcess, method: string, url: string, body?: unknown): Promise<WireJson> {
     const response = await fetch(`${instance.baseUrl}${url}`, {
       method,
       ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     })
-    return { ...((await response.json()) as Json), http: response.status }
+    return { ...((await response.json()) as WireJson), http: response.status }
   }
 
   /** The run's open asks as another instance lists them, once there are `count`. */
-  async function openAsks(instance: ServiceProcess, runId: string, count: number): Promise<Json[]> {
-    let asks: Json[] = []
+  async function openAsks(instance: ServiceProcess, runId: string, count: number): Promise<WireJson[]> {
+    let asks: WireJson[] = []
     await vi.waitFor(
       async () => {
         const page = await call(instance, 'GET', '/v1/runs?has_open_asks=true')
-        asks = (page.runs as Json[]).find((run) => run.run_id === runId)?.open_asks ?? []
+        asks = (page.runs as WireJson[]).find((run) => run.run_id === runId)?.open_asks ?? []
         expect(asks.length).toBe(count)
       },
       { timeout: 15_000, interval: 25 },
@@ -74,7 +73,7 @@ describe.skipIf(redisSkipReason !== undefined)('approvals under scale-out', () =
     const [a, b, c] = instances as [ServiceProcess, ServiceProcess, ServiceProcess]
     const session = async () =>
       (await call(a, 'POST', '/v1/sessions', { permissions: { allow: ['Bash'], ask: ['Glob'] } })).session_id as string
-    const startRun = async (toolUses: Json[]) => {
+    const startRun = async (toolUses: WireJson[]) => {
       const response = await call(a, 'POST', '/v1/runs', {
         wait: false,
         session_id: await session(),
@@ -148,7 +147,7 @@ describe.skipIf(redisSkipReason !== undefined)('approvals under scale-out', () =
     }
     // The audit trail, read on any instance: the call lost with A is recorded as lost, the call run
     // by the survivor as ok after the answer given on C.
-    const audit = (await call(b, 'GET', `/v1/audit?run_id=${beside}&kind=call`)).records as Json[]
+    const audit = (await call(b, 'GET', `/v1/audit?run_id=${beside}&kind=call`)).records as WireJson[]
     expect(audit.map((record) => [record.tool_use_id, record.outcome]).sort()).toEqual([
       ['g1', 'ok'],
       ['s1', 'lost'],

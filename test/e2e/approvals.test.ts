@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunEvent } from '../../src/events/run-event.js'
 import { runCompleted } from '../helpers/run-completion.js'
 import { startTestServer, type TestServer } from '../helpers/start-test-server.js'
+import type { WireJson } from '../helpers/wire-json.js'
 import { connect } from '../helpers/ws-client.js'
 
 const KEYS =
@@ -39,7 +40,7 @@ async function call(key: string, method: string, url: string, body?: unknown) {
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
   const text = await response.text()
-  return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as Record<string, any>) }
+  return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as WireJson) }
 }
 
 // Write asks in the default mode when no rule allows it; with two tenants Bash needs bubblewrap.
@@ -60,7 +61,7 @@ async function startRun(body: Record<string, unknown>, key = RUNNER): Promise<st
 async function openAsksOf(runId: string, count = 1): Promise<Array<Record<string, string>>> {
   for (;;) {
     const page = await call(APPROVER, 'GET', '/v1/runs?has_open_asks=true&status=running')
-    const run = (page.body!.runs as Array<Record<string, any>>).find((candidate) => candidate.run_id === runId)
+    const run = (page.body!.runs as Array<WireJson>).find((candidate) => candidate.run_id === runId)
     if (run && run.open_asks.length >= count) return run.open_asks
     await new Promise((resolve) => setTimeout(resolve, 20))
   }

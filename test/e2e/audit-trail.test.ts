@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inputDigest } from '../../src/audit/audit-log.js'
 import { runCompleted } from '../helpers/run-completion.js'
 import { startTestServer, type TestServer } from '../helpers/start-test-server.js'
+import type { WireJson } from '../helpers/wire-json.js'
 
 const KEYS = 'ops=acme:admin:ops-secret,alice=acme:approver:alice-secret,bob=globex:admin:bob-secret'
 const fixtures = fileURLToPath(new URL('./fixtures/hooks/', import.meta.url))
@@ -20,7 +21,6 @@ const decide = (decision: string, reason: string) => ({
   timeout: 10,
 })
 
-type Json = Record<string, any>
 let server: TestServer
 let directory: string
 
@@ -49,7 +49,7 @@ afterAll(async () => {
   await rm(directory, { recursive: true, force: true })
 })
 
-async function call(key: string, method: string, url: string, body?: unknown): Promise<Json> {
+async function call(key: string, method: string, url: string, body?: unknown): Promise<WireJson> {
   const response = await fetch(`${server.baseUrl}${url}`, {
     method,
     headers: {
@@ -58,14 +58,14 @@ async function call(key: string, method: string, url: string, body?: unknown): P
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
-  return { ...((await response.json()) as Json), http: response.status }
+  return { ...((await response.json()) as WireJson), http: response.status }
 }
 
-const block = (id: string, name: string, input: Json) => ({ type: 'tool_use', id, name, input })
+const block = (id: string, name: string, input: WireJson) => ({ type: 'tool_use', id, name, input })
 const write = (id: string, file: string) => block(id, 'Write', { file_path: file, content: id })
 
 /** Starts a run in `session` and, when it asks, gives `answer` (or cancels); resolves once it is over. */
-async function runWith(session: string, toolUse: Json, answer?: Json | 'cancel', options: Json = {}) {
+async function runWith(session: string, toolUse: WireJson, answer?: WireJson | 'cancel', options: WireJson = {}) {
   const started = await call('ops', 'POST', '/v1/runs', {
     wait: false,
     session_id: session,
@@ -74,9 +74,9 @@ async function runWith(session: string, toolUse: Json, answer?: Json | 'cancel',
   })
   const runId = started.run_id as string
   if (answer !== undefined) {
-    let asks: Json[] = []
+    let asks: WireJson[] = []
     while (asks.length === 0) {
-      asks = (await call('alice', 'GET', `/v1/runs/${runId}`)).permission_requests as Json[]
+      asks = (await call('alice', 'GET', `/v1/runs/${runId}`)).permission_requests as WireJson[]
       if (asks.length === 0) await new Promise((resolve) => setTimeout(resolve, 10))
     }
     if (answer === 'cancel') await call('alice', 'POST', `/v1/runs/${runId}/cancel`, {})
@@ -87,8 +87,8 @@ async function runWith(session: string, toolUse: Json, answer?: Json | 'cancel',
   return runId
 }
 
-async function recordsOf(runId: string, key = 'ops'): Promise<Json[]> {
-  return (await call(key, 'GET', `/v1/audit?run_id=${runId}`)).records as Json[]
+async function recordsOf(runId: string, key = 'ops'): Promise<WireJson[]> {
+  return (await call(key, 'GET', `/v1/audit?run_id=${runId}`)).records as WireJson[]
 }
 
 describe('the audit trail', () => {
@@ -99,7 +99,7 @@ describe('the audit trail', () => {
       })
     ).session_id as string
     const plan = (await call('ops', 'POST', '/v1/sessions', { permission_mode: 'plan' })).session_id as string
-    const cases: Array<[string, () => Promise<string>, Json, Json]> = [
+    const cases: Array<[string, () => Promise<string>, WireJson, WireJson]> = [
       [
         'rule allow',
         () => runWith(session, write('r1', 'allowed.txt')),
@@ -192,7 +192,7 @@ describe('the audit trail', () => {
     let cursor: string | undefined
     do {
       const page = await call('ops', 'GET', `/v1/audit?limit=3${cursor ? `&cursor=${cursor}` : ''}`)
-      all.push(...(page.records as Json[]).map((item) => item.id as string))
+      all.push(...(page.records as WireJson[]).map((item) => item.id as string))
       cursor = page.next_cursor as string | undefined
     } while (cursor)
     expect(new Set(all).size).toBe(all.length)
@@ -214,7 +214,7 @@ describe('the audit trail', () => {
       source: { type: 'default' },
     })
     await server.app.audit.flush()
-    const [redacted] = (await call('ops', 'GET', '/v1/audit?run_id=r')).records as Json[]
+    const [redacted] = (await call('ops', 'GET', '/v1/audit?run_id=r')).records as WireJson[]
     expect(redacted!.input).toEqual({
       url: 'https://x',
       headers: { Authorization: '[redacted]' },
@@ -232,11 +232,11 @@ describe('the audit trail', () => {
         body: JSON.stringify({ tool_uses: [block('f1', 'Glob', { pattern: '*' })] }),
       })
       expect(response.status).toBe(200)
-      expect(((await response.json()) as Json).results[0].is_error).toBeUndefined()
+      expect(((await response.json()) as WireJson).results[0].is_error).toBeUndefined()
       await full.app.audit.flush()
       const ready = await fetch(`${full.baseUrl}/readyz`)
       expect(ready.status).toBe(200)
-      expect(((await ready.json()) as Json).audit).toMatchObject({
+      expect(((await ready.json()) as WireJson).audit).toMatchObject({
         store: { ok: true, written: 2 },
         file: { ok: false, dropped: 2, last_error: 'ENOSPC' },
       })

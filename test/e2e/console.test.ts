@@ -14,12 +14,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js'
 import { builtConsole } from '../helpers/console-build.js'
 import { startTestServer, type TestServer } from '../helpers/start-test-server.js'
+import type { WireJson } from '../helpers/wire-json.js'
 
 const ADMIN = 'admin-secret'
 const RUNNER = 'runner-secret'
 const GLOBEX = 'globex-secret'
-
-type Json = Record<string, any>
 
 async function call(server: TestServer, key: string | undefined, method: string, url: string, body?: unknown) {
   const response = await fetch(`${server.baseUrl}${url}`, {
@@ -31,10 +30,10 @@ async function call(server: TestServer, key: string | undefined, method: string,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
   const text = await response.text()
-  return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as Json }
+  return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as WireJson }
 }
 
-async function startRun(server: TestServer, key: string | undefined, permissions: Json, toolUses: Json[]) {
+async function startRun(server: TestServer, key: string | undefined, permissions: WireJson, toolUses: WireJson[]) {
   const session = await call(server, key, 'POST', '/v1/sessions', { permissions })
   expect(session.status).toBe(201)
   const run = await call(server, key, 'POST', '/v1/runs', {
@@ -53,7 +52,7 @@ async function runView(server: TestServer, key: string | undefined, runId: strin
 }
 
 async function finished(server: TestServer, key: string | undefined, runId: string) {
-  let view: Json = {}
+  let view: WireJson = {}
   await vi.waitFor(
     async () => {
       view = await runView(server, key, runId)

@@ -4,11 +4,10 @@ import path from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js'
+import type { WireJson } from '../helpers/wire-json.js'
 import { startServiceWithMcp, tempDir } from './mcp-test-helpers.js'
 
 type Service = Awaited<ReturnType<typeof startServiceWithMcp>>
-// biome-ignore lint/suspicious/noExplicitAny: JSON read back from the wire
-type Json = Record<string, any>
 type TextContent = Array<{ type: string; text?: string }>
 const textOf = (content: unknown) => (content as TextContent).map((block) => block.text ?? '').join('\n')
 
@@ -17,15 +16,15 @@ const NO_APPROVER =
   'Permission to use Bash has been denied: this call needs approval and no approver is connected to answer.'
 const ELICIT = { elicitation: { form: {} } }
 
-type Elicited = { message: string; requestedSchema: Json }
+type Elicited = { message: string; requestedSchema: WireJson }
 /** How the client's user answers: an elicitation result, as the SDK's handler returns it. */
-type Answer = (request: Elicited) => Json
+type Answer = (request: Elicited) => WireJson
 
 describe('asks over /mcp as input requests', () => {
   let service: Service
   let scratch: string
 
-  async function connect(options: { key?: string; answer?: Answer; capabilities?: Json; query?: string } = {}) {
+  async function connect(options: { key?: string; answer?: Answer; capabilities?: WireJson; query?: string } = {}) {
     const { key = 'ops', answer, capabilities = answer ? ELICIT : {}, query = '' } = options
     const client = new Client(
       { name: 'asks-test', version: '1.0.0' },
@@ -40,12 +39,12 @@ describe('asks over /mcp as input requests', () => {
     return client
   }
 
-  async function audit(toolUseId?: string): Promise<Json[]> {
+  async function audit(toolUseId?: string): Promise<WireJson[]> {
     await service.app.audit.flush()
     const response = await fetch(`${service.baseUrl}/v1/audit?limit=100`, {
       headers: { authorization: 'Bearer ops-secret' },
     })
-    const records = ((await response.json()) as Json).records as Json[]
+    const records = ((await response.json()) as WireJson).records as WireJson[]
     return records.filter((record) => toolUseId === undefined || record.tool_use_id === toolUseId)
   }
 
@@ -161,13 +160,13 @@ describe('asks over /mcp as input requests', () => {
 
   describe('the requestState', () => {
     /** One manual round: the input_required result of a call that asks. */
-    async function firstRound(client: Client, command: string): Promise<Json> {
+    async function firstRound(client: Client, command: string): Promise<WireJson> {
       return (await client.callTool({ name: 'Bash', arguments: { command } }, {
         allowInputRequired: true,
-      } as never)) as Json
+      } as never)) as WireJson
     }
 
-    async function retry(client: Client, params: Json): Promise<unknown> {
+    async function retry(client: Client, params: WireJson): Promise<unknown> {
       return client.callTool(params as never, { allowInputRequired: true } as never)
     }
 
@@ -208,7 +207,7 @@ describe('asks over /mcp as input requests', () => {
           arguments: { command: `touch ${target}` },
           inputResponses: allow,
           requestState: state,
-        })) as Json
+        })) as WireJson
         expect(ran.isError).toBeFalsy()
         expect(existsSync(target)).toBe(true)
       } finally {
@@ -225,7 +224,7 @@ describe('asks over /mcp as input requests', () => {
               headers: { authorization: 'Bearer ops-secret', 'content-type': 'application/json' },
               body: '{}',
             })
-          ).json()) as Json
+          ).json()) as WireJson
         ).session_id as string
       const [one, two] = [await sessionOf(), await sessionOf()]
       const asking = await connect({ answer: () => ({ action: 'cancel' }), query: `?session_id=${one}` })
