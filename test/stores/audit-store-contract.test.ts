@@ -131,6 +131,18 @@ describe.skipIf(redisSkipReason !== undefined)('redis audit store', () => {
     expect(kept.length).toBeLessThanOrEqual(11)
     expect(Number(await redis.get(`toolexec:audit-held:${tenant}`))).toBe(kept.length)
   })
+
+  it('recovers a record count that drifted above the stream (an older instance trimmed it)', async () => {
+    const store = createRedisAuditStore({ redis, ttlMs: 60_000, maxRecords: 10 })
+    const tenant = `drift-${Math.random().toString(36).slice(2)}`
+    await store.append([entry(tenant, 0), entry(tenant, 1)])
+    await redis.set(`toolexec:audit-held:${tenant}`, 1000)
+    await store.append([entry(tenant, 2), entry(tenant, 3)])
+    expect(Number(await redis.get(`toolexec:audit-held:${tenant}`))).toBe(2)
+    await store.append([entry(tenant, 4)])
+    const kept = (await store.list({ tenant, limit: 100 })).records.map((record) => record.tool_use_id)
+    expect(kept).toEqual(['t4', 't3', 't2'])
+  })
 })
 
 describe('the audit file sink', () => {
