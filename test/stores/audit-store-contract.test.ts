@@ -132,6 +132,23 @@ describe.skipIf(redisSkipReason !== undefined)('redis audit store', () => {
     expect(Number(await redis.get(`toolexec:audit-held:${tenant}`))).toBe(kept.length)
   })
 
+  it('follows the stream’s last id when the entry that had it is gone', async () => {
+    const store = createRedisAuditStore({ redis, ttlMs: 60_000, maxRecords: 100 })
+    const tenant = `deleted-${Math.random().toString(36).slice(2)}`
+    const key = `toolexec:audit:${tenant}`
+    await store.append([entry(tenant, 0)])
+    const ahead = `${Date.now() + 3_600_000}-3`
+    await redis.xadd(key, ahead, 'r', JSON.stringify(entry(tenant, 1)))
+    await redis.xdel(key, ahead)
+    await store.append([entry(tenant, 2), entry(tenant, 3)])
+    const records = (await store.list({ tenant, limit: 10 })).records
+    expect(records.map((record) => record.tool_use_id)).toEqual(['t3', 't2', 't0'])
+    expect(records.slice(0, 2).map((record) => record.id)).toEqual([
+      ahead.replace(/-3$/, '-5'),
+      ahead.replace(/-3$/, '-4'),
+    ])
+  })
+
   it('recovers a record count that drifted above the stream (an older instance trimmed it)', async () => {
     const store = createRedisAuditStore({ redis, ttlMs: 60_000, maxRecords: 10 })
     const tenant = `drift-${Math.random().toString(36).slice(2)}`
