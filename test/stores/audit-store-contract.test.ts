@@ -90,6 +90,76 @@ describe.skipIf(redisSkipReason !== undefined)('redis audit store', () => {
     expect(ttl).toBeGreaterThan(0)
     expect(ttl).toBeLessThanOrEqual(60_000)
   })
+
+  it('stores a batch as one entry per tenant, each record with its own id, after older entries', async () => {
+    const store = createRedisAuditStore({ redis, ttlMs: 60_000, maxRecords: 100 })
+    const tenant = `mixed-${Math.random().toString(36).slice(2)}`
+    const key = `toolexec:audit:${tenant}`
+    // Entries as written one record at a time before docs/adr/0510, then a batch.
+    await redis.xadd(key, '*', 'r', JSON.stringify(entry(tenant, 0)))
+    await redis.xadd(key, '*', 'r', JSON.stringify(entry(tenant, 1)))
+    await store.append([entry(tenant, 2), entry(`${tenant}-b`, 3), entry(tenant, 4)])
+    // A stream whose last id is ahead of the clock: the batch's records follow it.
+    await redis.xadd(key, `${Date.now() + 3_600_000}-7`, 'r', JSON.stringify(entry(tenant, 5)))
+    await store.append([entry(tenant, 6), entry(tenant, 7)])
+    expect(await redis.xlen(key)).toBe(5)
+    const records = (await store.list({ tenant, limit: 100 })).records
+    expect(records.map((record) => record.tool_use_id)).toEqual(['t7', 't6', 't5', 't4', 't2', 't1', 't0'])
+    const ids = records.map((record) => record.id)
+    expect(new Set(ids).size).toBe(7)
+    expect(ids.every((id) => /^\d+-\d+$/.test(id))).toBe(true)
+    // Each id is a cursor: the page after it starts with the next older record.
+    for (let index = 0; index < ids.length - 1; index++) {
+      const next = await store.list({ tenant, limit: 1, cursor: ids[index]! })
+      expect(next.records.map((record) => record.id)).toEqual([ids[index + 1]])
+    }
+    expect(
+      (await store.list({ tenant: `${tenant}-b`, limit: 10 })).records.map((record) => record.tool_use_id),
+    ).toEqual(['t3'])
+  })
+
+  it('keeps about the record bound per tenant, dropping whole entries from the oldest end', async () => {
+    const store = createRedisAuditStore({ redis, ttlMs: 60_000, maxRecords: 10 })
+    const tenant = `bound-${Math.random().toString(36).slice(2)}`
+    for (let batch = 0; batch < 8; batch++) {
+      await store.append(Array.from({ length: 3 }, (_, index) => entry(tenant, batch * 3 + index)))
+    }
+    const kept = (await store.list({ tenant, limit: 100 })).records.map((record) => record.tool_use_id)
+    // 24 records in batches of 3, bound 10 with a step of 1: whole batches go, the newest stay.
+    expect(kept).toEqual(Array.from({ length: kept.length }, (_, index) => `t${23 - index}`))
+    expect(kept.length).toBeGreaterThanOrEqual(9)
+    expect(kept.length).toBeLessThanOrEqual(11)
+    expect(Number(await redis.get(`toolexec:audit-held:${tenant}`))).toBe(kept.length)
+  })
+
+  it('follows the stream’s last id when the entry that had it is gone', async () => {
+    const store = createRedisAuditStore({ redis, ttlMs: 60_000, maxRecords: 100 })
+    const tenant = `deleted-${Math.random().toString(36).slice(2)}`
+    const key = `toolexec:audit:${tenant}`
+    await store.append([entry(tenant, 0)])
+    const ahead = `${Date.now() + 3_600_000}-3`
+    await redis.xadd(key, ahead, 'r', JSON.stringify(entry(tenant, 1)))
+    await redis.xdel(key, ahead)
+    await store.append([entry(tenant, 2), entry(tenant, 3)])
+    const records = (await store.list({ tenant, limit: 10 })).records
+    expect(records.map((record) => record.tool_use_id)).toEqual(['t3', 't2', 't0'])
+    expect(records.slice(0, 2).map((record) => record.id)).toEqual([
+      ahead.replace(/-3$/, '-5'),
+      ahead.replace(/-3$/, '-4'),
+    ])
+  })
+
+  it('recovers a record count that drifted above the stream (an older instance trimmed it)', async () => {
+    const store = createRedisAuditStore({ redis, ttlMs: 60_000, maxRecords: 10 })
+    const tenant = `drift-${Math.random().toString(36).slice(2)}`
+    await store.append([entry(tenant, 0), entry(tenant, 1)])
+    await redis.set(`toolexec:audit-held:${tenant}`, 1000)
+    await store.append([entry(tenant, 2), entry(tenant, 3)])
+    expect(Number(await redis.get(`toolexec:audit-held:${tenant}`))).toBe(2)
+    await store.append([entry(tenant, 4)])
+    const kept = (await store.list({ tenant, limit: 100 })).records.map((record) => record.tool_use_id)
+    expect(kept).toEqual(['t4', 't3', 't2'])
+  })
 })
 
 describe('the audit file sink', () => {

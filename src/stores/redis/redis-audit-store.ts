@@ -1,69 +1,67 @@
 import type { Redis } from 'ioredis'
 import { type AuditEntry, type AuditRecord, type AuditStore, matchesAuditQuery } from '../audit-store.js'
+import { AUDIT_APPEND_SCRIPT } from './redis-audit-append-script.js'
+import { type AuditStreamId, auditRecordsOf, isBefore, parseAuditId } from './redis-audit-entries.js'
 import { redisKeys } from './redis-keys.js'
 
 export type RedisAuditStoreOptions = { redis: Redis; ttlMs: number; maxRecords: number }
 
-/**
- * Appends a batch of records, each to its tenant's stream (KEYS[i] for ARGV[3 + i]); then each
- * stream touched is trimmed by time (MINID, the TTL's edge) and by count, and its expiry renewed.
- * Trimming once per stream and batch rather than in each XADD: the trim check made an audit XADD
- * cost about twice an event's inside Redis (docs/adr/0447-audit-streams-trimmed-once-per-batch.md).
- * ARGV: min id (the TTL's edge), max records per tenant, TTL in ms, then one record JSON per key.
- */
-const APPEND_SCRIPT = `
-local touched = {}
-for i = 1, #KEYS do
-  redis.call('XADD', KEYS[i], '*', 'r', ARGV[3 + i])
-  touched[KEYS[i]] = true
-end
-for key in pairs(touched) do
-  redis.call('XTRIM', key, 'MINID', '~', ARGV[1])
-  redis.call('XTRIM', key, 'MAXLEN', '~', ARGV[2])
-  redis.call('PEXPIRE', key, ARGV[3])
-end
-return #KEYS
-`
-
 type AppendCommand = { toolexecAuditAppend(...args: (string | number)[]): Promise<number> }
 
-// Records read per round trip while a filtered page fills.
+// Entries read per round trip while a filtered page fills.
 const BATCH = 200
+// The highest seq of a stream id: `<ms>-<this>` is the last id of a millisecond.
+const LAST_SEQ = '18446744073709551615'
 
 /**
- * The audit trail on Redis: one stream per tenant, trimmed by time (MINID, the TTL) and by count
- * (the bound, per tenant) as it grows; the key itself expires a TTL after its last record.
- * Stream ids are the record ids and the cursor (docs/adr/0245-audit-trail.md).
+ * The audit trail on Redis: one stream per tenant, one entry per tenant and batch holding its
+ * records, each record with an id of its own derived from the entry's
+ * (docs/adr/0510-an-audit-batch-is-one-stream-entry.md); trimmed by time (the TTL) and to the
+ * record bound per tenant (docs/adr/0511-the-audit-bound-counts-records.md); the keys expire a
+ * TTL after the last record. Record ids are the cursors (docs/adr/0245-audit-trail.md).
  */
 export function createRedisAuditStore({ redis, ttlMs, maxRecords }: RedisAuditStoreOptions): AuditStore {
-  redis.defineCommand('toolexecAuditAppend', { lua: APPEND_SCRIPT })
+  redis.defineCommand('toolexecAuditAppend', { lua: AUDIT_APPEND_SCRIPT })
   return {
     async append(entries) {
       if (entries.length === 0) return
-      // One script per batch, not MULTI + an XADD per record + EXEC: the trail of a 10-call run
-      // cost about 33 commands (docs/adr/0370-redis-writes-as-one-script-each.md).
-      const keys = entries.map((entry) => redisKeys.audit(entry.tenant))
+      const byTenant = new Map<string, AuditEntry[]>()
+      for (const entry of entries) {
+        const records = byTenant.get(entry.tenant)
+        if (records === undefined) byTenant.set(entry.tenant, [entry])
+        else records.push(entry)
+      }
+      const keys: string[] = []
+      const values: string[] = []
+      for (const [tenant, records] of byTenant) {
+        keys.push(redisKeys.audit(tenant), redisKeys.auditHeld(tenant))
+        values.push(String(records.length), JSON.stringify(records))
+      }
       await (redis as unknown as AppendCommand).toolexecAuditAppend(
         keys.length,
         ...keys,
         String(Date.now() - ttlMs),
         String(maxRecords),
         String(ttlMs),
-        ...entries.map((entry) => JSON.stringify(entry)),
+        ...values,
       )
     },
     async list(query) {
       const key = redisKeys.audit(query.tenant)
       const oldest = `${Date.now() - ttlMs}-0`
-      let end = query.cursor === undefined ? '+' : `(${query.cursor}`
+      const cursor: AuditStreamId | undefined = query.cursor === undefined ? undefined : parseAuditId(query.cursor)
+      // The entry holding the cursor's record has an id at or after it, in the same millisecond.
+      let end = cursor === undefined ? '+' : `${cursor.ms}-${LAST_SEQ}`
       const page: AuditRecord[] = []
       for (;;) {
         const batch = await redis.xrevrange(key, end, oldest, 'COUNT', BATCH)
         for (const [id, fields] of batch) {
-          const record = { ...(JSON.parse(fields[1] ?? '{}') as AuditEntry), id }
-          if (!matchesAuditQuery(record, query)) continue
-          if (page.length === query.limit) return { records: page, next: page.at(-1)!.id }
-          page.push(record)
+          for (const record of auditRecordsOf(id, fields)) {
+            if (cursor !== undefined && !isBefore(parseAuditId(record.id), cursor)) continue
+            if (!matchesAuditQuery(record, query)) continue
+            if (page.length === query.limit) return { records: page, next: page.at(-1)!.id }
+            page.push(record)
+          }
         }
         if (batch.length < BATCH) return { records: page }
         end = `(${batch.at(-1)![0]}`

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis'
+import { createEventClock } from '../../events/event-clock.js'
 import type { RunEvent, RunEventBody } from '../../events/run-event.js'
 import type { EventListener, EventStore } from '../event-store.js'
 import { redisKeys } from './redis-keys.js'
@@ -66,7 +67,8 @@ type Tail = { cursors: Map<EventListener, number>; pumping?: Promise<void> | und
  */
 export function createRedisEventStore(options: RedisEventStoreOptions): EventStore {
   const { redis, subscriber } = options
-  const now = options.now ?? (() => new Date())
+  // One ISO string per millisecond, as the memory store does (docs/adr/0170-events-stamped-in-place.md).
+  const timestamp = options.now === undefined ? createEventClock() : () => options.now!().toISOString()
   redis.defineCommand('toolexecAppend', { numberOfKeys: 1, lua: APPEND_SCRIPT })
   const nextSeq = new Map<string, number>()
   const tails = new Map<string, Tail>()
@@ -203,7 +205,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
           waiting.set(runId, batch)
           if (!sending.has(runId)) setImmediate(() => flush(runId))
         }
-        batch.push({ body, ts: now().toISOString(), resolve, reject })
+        batch.push({ body, ts: timestamp(), resolve, reject })
       })
     },
     appendBatch(runId, bodies) {
@@ -240,7 +242,18 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
 
 type AppendCommand = { toolexecAppend(...args: string[]): Promise<number> }
 
-const eventOf = (runId: string, { body, seq, ts }: Entry) => ({ ...body, seq, run_id: runId, ts }) as RunEvent
+/**
+ * The stored entry as the event, stamped in place once Redis has it: the body is serialised before
+ * (without the stamp), and its owner never reuses it; the key order is a copy's
+ * (docs/adr/0170-events-stamped-in-place.md, docs/adr/0512-redis-events-are-stamped-in-place.md).
+ */
+function eventOf(runId: string, { body, seq, ts }: Entry): RunEvent {
+  const event = body as RunEvent
+  event.seq = seq
+  event.run_id = runId
+  event.ts = ts
+  return event
+}
 
 const seqOf = (id: string) => Number(id.slice(id.indexOf('-') + 1))
 

@@ -17,6 +17,8 @@ export const redisKeys = {
   runAnswers: (runId: string) => `${PREFIX}run:${runId}:answers`,
   /** A tenant's audit trail: a stream trimmed by time (docs/adr/0245-audit-trail.md). */
   audit: (tenant: string) => `${PREFIX}audit:${tenant}`,
+  /** How many records a tenant's audit stream keeps, for its bound (docs/adr/0511-the-audit-bound-counts-records.md). */
+  auditHeld: (tenant: string) => `${PREFIX}audit-held:${tenant}`,
   /** Finished runs by finish time, for the TOOLEXEC_MAX_RETAINED_RUNS bound. */
   finishedRuns: `${PREFIX}runs:finished`,
   events: (runId: string) => `${PREFIX}events:${runId}`,

@@ -30,9 +30,23 @@ redis.call('HDEL', KEYS[2], ARGV[1])
 return 1
 `
 
+/**
+ * Claims a run as lost when it has no lease and is still listed as running: hold and release set
+ * and clear both together, so a run released since the listing is not lost
+ * (docs/adr/0513-a-released-run-is-not-claimed-as-lost.md). One survivor claims it: the mark is set
+ * only if absent. KEYS: lease, running runs, recovering mark. ARGV: run id, instance id, mark ms.
+ */
+const CLAIM_LOST_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return 0 end
+if redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3], 'NX') then return 1 end
+return 0
+`
+
 type HoldCommands = {
   toolexecHold(...args: string[]): Promise<number>
   toolexecRelease(...args: string[]): Promise<number>
+  toolexecClaimLost(...args: string[]): Promise<number>
 }
 
 type Envelope = { id: string; runId: string; replyTo: string; message: unknown }
@@ -51,6 +65,7 @@ export function createRedisRunCoordination(options: RedisRunCoordinationOptions)
   const { redis, subscriber, instanceId, leaseMs } = options
   redis.defineCommand('toolexecHold', { numberOfKeys: 2, lua: HOLD_SCRIPT })
   redis.defineCommand('toolexecRelease', { numberOfKeys: 2, lua: RELEASE_SCRIPT })
+  redis.defineCommand('toolexecClaimLost', { numberOfKeys: 3, lua: CLAIM_LOST_SCRIPT })
   const commands = redis as unknown as HoldCommands
   const replyTimeoutMs = options.replyTimeoutMs ?? 5000
   const held = new Map<string, ControlHandler>()
@@ -155,10 +170,18 @@ export function createRedisRunCoordination(options: RedisRunCoordinationOptions)
       const running = await redis.hgetall(redisKeys.running)
       const lost: HeldRun[] = []
       for (const [runId, tenant] of Object.entries(running)) {
-        if (held.has(runId) || (await redis.exists(redisKeys.lease(runId))) === 1) continue
+        if (held.has(runId)) continue
+        // Runs finish while the listing is walked: a lease gone with its run is not a lost run.
         // One survivor closes the run; the mark outlives the closing by far.
-        const claimed = await redis.set(redisKeys.recovering(runId), instanceId, 'PX', leaseMs * 6, 'NX')
-        if (claimed === 'OK') lost.push({ runId, tenant })
+        const claimed = await commands.toolexecClaimLost(
+          redisKeys.lease(runId),
+          redisKeys.running,
+          redisKeys.recovering(runId),
+          runId,
+          instanceId,
+          String(leaseMs * 6),
+        )
+        if (claimed === 1) lost.push({ runId, tenant })
       }
       return lost
     },
