@@ -10,6 +10,7 @@ import type {
   ToolProgressData,
   ToolResult,
   ToolUseContext,
+  ValidationResult,
 } from '../tool/tool.js'
 import {
   checkPermission,
@@ -18,6 +19,7 @@ import {
   faultOf,
   NO_HOOK_OUTCOME,
   outcomeOf,
+  refusedInput,
   rewrittenCall,
   type StagesInput,
   stagedPipeline,
@@ -81,10 +83,11 @@ const RESOLVED = Promise.resolve()
  *      threshold and the per-run budget, and result-yielder.ts yields in block order.
  *
  * Failures come back as outcomes, never as throws: one call never fails a run. The outcome goes
- * to `call.settle` (settle-or-abort.ts), always in a later microtask. The common path (no validateInput, no hooks, a
- * gate that answers at once) runs up to the tool's own promise synchronously and allocates no
- * async frame of its own (docs/adr/0441-the-call-pipeline-is-callback-shaped.md); the other
- * paths are call-stages.ts.
+ * to `call.settle` (settle-or-abort.ts), always in a later microtask. The common path (no hooks,
+ * a gate that answers at once) runs up to the tool's own promise synchronously and allocates no
+ * async frame of its own (docs/adr/0441-the-call-pipeline-is-callback-shaped.md); a tool's
+ * `validateInput` joins it once its promise settles (docs/adr/0515). The other paths (hooks, an
+ * input rewritten by the gate, a call that threw) are call-stages.ts.
  */
 export function runCallPipeline(run: PipelineRun, call: PipelineCall, context: ToolUseContext, onProgress: OnProgress) {
   const tool = call.tool as AnyTool
@@ -94,19 +97,54 @@ export function runCallPipeline(run: PipelineRun, call: PipelineCall, context: T
       return
     }
     const callInput = stripInternalKeys(tool, call.parsedInput as Input)
-    if (tool.validateInput || run.hooks !== NO_HOOKS) {
+    if (run.hooks !== NO_HOOKS) {
       settleWith(call, tool, stagedPipeline(stagesOf(run, call, context, onProgress), callInput))
       return
     }
-    const decision = checkPermission(run.permissions, tool, callInput, context, NO_HOOK_OUTCOME)
-    if (!isPromise(decision)) {
-      afterDecision(run, call, context, onProgress, callInput, decision)
+    if (tool.validateInput) {
+      afterValidation(run, call, context, onProgress, callInput, tool.validateInput(callInput, context))
       return
     }
-    afterGate(run, call, context, onProgress, callInput, decision)
+    decide(run, call, context, onProgress, callInput)
   } catch (fault) {
     later(call, faultOf(tool, fault))
   }
+}
+
+/** Step 6 on the common path: the gate's answer at once, or its promise. */
+function decide(
+  run: PipelineRun,
+  call: PipelineCall,
+  context: ToolUseContext,
+  onProgress: OnProgress,
+  callInput: Input,
+) {
+  const decision = checkPermission(run.permissions, call.tool as AnyTool, callInput, context, NO_HOOK_OUTCOME)
+  if (!isPromise(decision)) afterDecision(run, call, context, onProgress, callInput, decision)
+  else afterGate(run, call, context, onProgress, callInput, decision)
+}
+
+/**
+ * Step 4 with no hooks: once the tool's own checks pass, the call goes on along the common path,
+ * in the same order and with the same texts as call-stages.ts would give it, without its async
+ * frames (docs/adr/0515-a-validated-call-takes-the-common-path.md).
+ */
+function afterValidation(
+  run: PipelineRun,
+  call: PipelineCall,
+  context: ToolUseContext,
+  onProgress: OnProgress,
+  callInput: Input,
+  validation: Promise<ValidationResult>,
+): void {
+  const tool = call.tool as AnyTool
+  Promise.resolve(validation).then(
+    (result) => {
+      if (!result.result) handOver(call, refusedInput(result.message))
+      else decide(run, call, context, onProgress, callInput)
+    },
+    (fault: unknown) => handOver(call, faultOf(tool, fault)),
+  )
 }
 
 /**

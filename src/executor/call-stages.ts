@@ -82,7 +82,7 @@ export function checkPermission(
   return permissions.decide({ tool, input: observableCopy(tool, callInput), context, hookOutcome })
 }
 
-/** Steps 4 to 8 for a call with validateInput or hooks: each stage may await. */
+/** Steps 4 to 8 for a call when hooks are configured: each stage may await. */
 export async function stagedPipeline(input: StagesInput, callInput: Input): Promise<CallOutcome> {
   const { tool, context } = input
   if (tool.validateInput) {
@@ -115,11 +115,14 @@ export async function rewrittenCall(input: StagesInput, updatedInput: Input): Pr
   return callTool(input, rewritten.value, undefined)
 }
 
+/** Step 4's refusal: the tool's message as the model sees it. */
+export const refusedInput = (message: string): CallOutcome => fail(wrapToolUseError(message))
+
 /** Step 4 (and again for inputs rewritten by hooks or an approver): the tool's semantic checks. */
 async function validateInput(tool: AnyTool, input: Input, context: ToolUseContext): Promise<StageResult<Input>> {
   if (!tool.validateInput) return { ok: true, value: input }
   const result = await tool.validateInput(input, context)
-  return result.result ? { ok: true, value: input } : { ok: false, outcome: fail(wrapToolUseError(result.message)) }
+  return result.result ? { ok: true, value: input } : { ok: false, outcome: refusedInput(result.message) }
 }
 
 /** Input replaced by a hook or an approver is parsed and validated like the original. */

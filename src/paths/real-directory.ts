@@ -28,13 +28,22 @@ function remember(absolutePath: string, real: string): string {
  * earlier turn of the event loop.
  */
 export async function realDirectory(absolutePath: string): Promise<string> {
+  return existingRealDirectory(absolutePath) ?? remember(absolutePath, await resolveRealPath(absolutePath))
+}
+
+/**
+ * realDirectory's answer for a path realpath(3) resolves, given without a promise; undefined
+ * when it does not (missing, a dangling link, ELOOP): realDirectory then decides
+ * (docs/adr/0516-existing-working-directories-resolve-without-promises.md).
+ */
+export function existingRealDirectory(absolutePath: string): string | undefined {
   const known = thisTurn?.get(absolutePath)
   if (known !== undefined) return known
   let real: string
   try {
     real = realpathSync.native(absolutePath)
   } catch {
-    real = await resolveRealPath(absolutePath)
+    return undefined
   }
   return remember(absolutePath, real)
 }

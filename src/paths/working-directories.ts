@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { isInside } from './is-inside.js'
-import { realDirectory } from './real-directory.js'
+import { existingRealDirectory, realDirectory } from './real-directory.js'
 
 /** `read` also admits the tenant's blob directory (read-only); `write` only the working directories. */
 export type PathAccess = 'read' | 'write'
@@ -53,12 +53,44 @@ export async function realWorkspaceRoot(context: WorkingDirectoryContext): Promi
  * resolved at most once per turn of the event loop (docs/adr/0152-working-directory-check-once-per-turn.md).
  */
 export async function realWorkingDirectories(context: WorkingDirectoryContext, access: PathAccess): Promise<string[]> {
+  return existingWorkingDirectories(context, access) ?? resolveWorkingDirectories(context, access)
+}
+
+async function resolveWorkingDirectories(context: WorkingDirectoryContext, access: PathAccess): Promise<string[]> {
   const root = await realWorkspaceRoot(context)
   const held = [context.cwd, ...context.permissionContext.additionalWorkingDirectories]
   const real = await Promise.all(held.map((directory) => realDirectory(path.resolve(directory))))
+  checkInside(root, held, real)
+  const blobs = context.environment?.blobDirectory
+  return access === 'read' && blobs ? [...real, await realDirectory(path.resolve(blobs))] : real
+}
+
+/**
+ * The same list when every directory (and the root) exists, resolved without a promise, with the
+ * same check; undefined when one does not, and resolveWorkingDirectories then resolves them all
+ * (docs/adr/0516-existing-working-directories-resolve-without-promises.md).
+ */
+function existingWorkingDirectories(context: WorkingDirectoryContext, access: PathAccess): string[] | undefined {
+  const rootPath = context.environment?.workspaceRoot
+  const root = rootPath === undefined ? undefined : existingRealDirectory(path.resolve(rootPath))
+  if (rootPath !== undefined && root === undefined) return undefined
+  const held = [context.cwd, ...context.permissionContext.additionalWorkingDirectories]
+  const real: string[] = []
+  for (const directory of held) {
+    const resolved = existingRealDirectory(path.resolve(directory))
+    if (resolved === undefined) return undefined
+    real.push(resolved)
+  }
+  checkInside(root, held, real)
+  const blobs = context.environment?.blobDirectory
+  if (access !== 'read' || !blobs) return real
+  const blobDirectory = existingRealDirectory(path.resolve(blobs))
+  return blobDirectory === undefined ? undefined : [...real, blobDirectory]
+}
+
+/** Throws for the first directory whose real path left the root (docs/adr/0090). */
+function checkInside(root: string | undefined, held: readonly string[], real: readonly string[]): void {
   real.forEach((directory, index) => {
     if (root !== undefined && !isInside(root, directory)) throw new WorkingDirectoryEscapeError(held[index] as string)
   })
-  const blobs = context.environment?.blobDirectory
-  return access === 'read' && blobs ? [...real, await realDirectory(path.resolve(blobs))] : real
 }

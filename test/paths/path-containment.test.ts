@@ -102,6 +102,20 @@ describe('real paths and containment on a real file system', () => {
     await expect(resolveConfinedPath('../outside/x', context, 'write')).rejects.toThrow('outside')
   })
 
+  it('resolves the same whether every directory exists (no promise inside) or one is missing (the async fallback)', async () => {
+    const present = path.join(root, 'sub')
+    const blobs = path.join(root, '..cache')
+    const context = {
+      cwd: root,
+      permissionContext: { additionalWorkingDirectories: [present] },
+      environment: { blobDirectory: blobs, workspaceRoot: root },
+    }
+    expect(await realWorkingDirectories(context, 'read')).toEqual([root, present, blobs])
+    const missing = path.join(root, 'not-yet')
+    const withMissing = { ...context, permissionContext: { additionalWorkingDirectories: [present, missing] } }
+    expect(await realWorkingDirectories(withMissing, 'write')).toEqual([root, present, missing])
+  })
+
   it('lists the working directories once, and refuses a call once one resolves outside the workspace root', async () => {
     const granted = path.join(root, 'granted')
     const context = {

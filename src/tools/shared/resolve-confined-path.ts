@@ -4,7 +4,7 @@ import path from 'node:path'
 import { errorCode } from '../../paths/error-code.js'
 import { isInside, isInsideAny } from '../../paths/is-inside.js'
 import { openFileInside, openFileInsideSync, PathChangedError } from '../../paths/open-inside.js'
-import { realDirectory } from '../../paths/real-directory.js'
+import { existingRealDirectory, realDirectory } from '../../paths/real-directory.js'
 import {
   type PathAccess,
   realWorkingDirectories,
@@ -61,12 +61,14 @@ async function confine(
   }
   // Resolved once per turn: the permission rules decide on this very resolution
   // (docs/adr/0466-the-rules-see-the-path-validation-resolved.md).
-  const realPath = await realDirectory(absolutePath).catch((error: unknown) => {
-    // ELOOP, ENAMETOOLONG and the like: the system's message would name the real path.
-    throw new PathConfinementError(
-      `The path ${absolutePath} cannot be resolved (${errorCode(error) ?? 'unknown error'}).`,
-    )
-  })
+  const realPath =
+    existingRealDirectory(absolutePath) ??
+    (await realDirectory(absolutePath).catch((error: unknown) => {
+      // ELOOP, ENAMETOOLONG and the like: the system's message would name the real path.
+      throw new PathConfinementError(
+        `The path ${absolutePath} cannot be resolved (${errorCode(error) ?? 'unknown error'}).`,
+      )
+    }))
   if (isInsideAny(roots, realPath)) return { realPath, roots }
   if (access === 'read' && context.environment?.blobDirectory) {
     roots = await realWorkingDirectories(context, 'read')
