@@ -140,8 +140,13 @@ function afterValidation(
   const tool = call.tool as AnyTool
   Promise.resolve(validation).then(
     (result) => {
-      if (!result.result) handOver(call, refusedInput(result.message))
-      else decide(run, call, context, onProgress, callInput)
+      // A gate that throws at once is the call's fault, as in runCallPipeline's own try.
+      try {
+        if (!result.result) handOver(call, refusedInput(result.message))
+        else decide(run, call, context, onProgress, callInput)
+      } catch (fault) {
+        handOver(call, faultOf(tool, fault))
+      }
     },
     (fault: unknown) => handOver(call, faultOf(tool, fault)),
   )

@@ -109,4 +109,27 @@ describe('a validated call with no hooks', () => {
       is_error: true,
     })
   })
+  it('a gate that throws at once after validation is the call fault text, and the run goes on', async () => {
+    const steps: string[] = []
+    const tool = probe(steps, async () => ({ result: true }))
+    const throwing = {
+      decide: (request) => {
+        if ((request.input as { value: string }).value === 'a') throw new Error('gate crashed at once')
+        return { behavior: 'allow' }
+      },
+    } satisfies PermissionGate
+    const run = await startRun(
+      [tool],
+      [block('t1', 'Probe', { value: 'a' }), block('t2', 'Probe', { value: 'b' })],
+      {},
+      { permissions: throwing },
+    )
+    const outcome = await run.done()
+    expect(outcome.results[0]).toMatchObject({
+      content: '<tool_use_error>Error calling tool (Probe): gate crashed at once</tool_use_error>',
+      is_error: true,
+    })
+    expect(outcome.results[1]).toMatchObject({ content: 'ran b' })
+    expect(steps).toEqual(['validate a', 'validate b', 'call b'])
+  })
 })
