@@ -1,3 +1,4 @@
+import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks'
 import type { createStartPacer } from './start-pacer.js'
 
 type StartPacer = ReturnType<typeof createStartPacer>
@@ -15,7 +16,7 @@ export const CALM_DELAY_MS = 10
 export const BUSY_DELAY_MS = 40
 export const SAMPLE_MS = 50
 
-/** The host's cores times this is the adaptive ceiling (docs/adr/0507-the-adaptive-ceiling.md). */
+/** The host's cores times this is the adaptive ceiling (docs/adr/0507-the-adaptive-start-limits-bounds.md). */
 export const CEILING_PER_CORE = 8
 
 /**
@@ -37,10 +38,29 @@ export function nextStartLimit(
 /** Arms a timer and says, when it fires, how late it was: set by tests to drive the pace by hand. */
 export type DelayReader = (period: number, onReading: (delayMs: number) => void) => void
 
-/** A timer that does not hold the process open; its lateness is the loop's delay. */
-const timerDelay: DelayReader = (period, onReading) => {
-  const due = performance.now() + period
-  setTimeout(() => onReading(Math.max(0, performance.now() - due)), period).unref()
+/** The resolution of the loop-delay histogram, also what each of its readings includes. */
+const HISTOGRAM_RESOLUTION_MS = 10
+
+/**
+ * The loop's worst delay over the period: the largest of Node's loop-delay histogram (a stall
+ * anywhere in the period, less its resolution) and how late the period's own timer fired. The
+ * histogram runs only between a reading asked for and its answer, and no timer holds the process.
+ */
+function loopDelayReader(): DelayReader {
+  let histogram: IntervalHistogram | undefined
+  return (period, onReading) => {
+    histogram ??= monitorEventLoopDelay({ resolution: HISTOGRAM_RESOLUTION_MS })
+    const measured = histogram
+    measured.enable()
+    const due = performance.now() + period
+    setTimeout(() => {
+      const late = performance.now() - due
+      const stalled = measured.count > 0 ? measured.max / 1e6 - HISTOGRAM_RESOLUTION_MS : 0
+      measured.disable()
+      measured.reset()
+      onReading(Math.max(0, late, stalled))
+    }, period).unref()
+  }
 }
 
 /**
@@ -48,7 +68,7 @@ const timerDelay: DelayReader = (period, onReading) => {
  * and a ceiling (docs/adr/0506). The loop is read only while starts are under way or waiting, so
  * an idle service runs no timer for it.
  */
-export function createStartPace(pacer: StartPacer, readDelay: DelayReader = timerDelay) {
+export function createStartPace(pacer: StartPacer, readDelay: DelayReader = loopDelayReader()) {
   let bounds: { floor: number; ceiling: number } | undefined
   let reading = false
   let waitsSeen = pacer.waits
