@@ -10,9 +10,10 @@ export type StartPaceState = { pacing: 'fixed' | 'adaptive'; floor: number; ceil
  * The event loop's delay at or below which starts that had to wait get one more turn at once, at
  * or above which the limit halves, and how often it is read while starts are under way or waiting
  * (docs/adr/0506-the-start-limit-adapts-to-the-event-loop.md). 20 ms, a fifth of issue 23's
- * 100 ms for `/healthz` and the control routes: at 40 ms a burst's probes reached it.
+ * 100 ms for `/healthz` and the control routes: at 40 ms a burst's probes reached it; growing
+ * only within 5 ms kept the limit near its floor on a loaded host.
  */
-export const CALM_DELAY_MS = 5
+export const CALM_DELAY_MS = 10
 export const BUSY_DELAY_MS = 20
 export const SAMPLE_MS = 50
 
