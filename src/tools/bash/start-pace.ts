@@ -15,16 +15,16 @@ export type StartPaceState = { pacing: 'fixed' | 'adaptive'; floor: number; ceil
  */
 export const CALM_DELAY_MS = 10
 export const BUSY_DELAY_MS = 20
-export const SAMPLE_MS = 50
+const SAMPLE_MS = 50
 
 /** The host's cores times this is the adaptive ceiling (docs/adr/0507-the-adaptive-start-limits-bounds.md). */
 export const CEILING_PER_CORE = 8
 
 /**
  * The next limit after one reading: halved (not below `floor`) when the loop was late by
- * BUSY_DELAY_MS or more, one more (not above `ceiling`) when it was on time within CALM_DELAY_MS
- * and starts waited for a turn since the last reading or wait now, unchanged otherwise. Growing only while
- * starts wait keeps an idle or lightly used service at its floor.
+ * BUSY_DELAY_MS or more, one more (not above `ceiling`) when it was within CALM_DELAY_MS and
+ * starts waited for a turn since the last reading or wait now, unchanged otherwise. Growing only
+ * while starts wait keeps an idle or lightly used service at its floor.
  */
 export function nextStartLimit(
   limit: number,
@@ -36,7 +36,7 @@ export function nextStartLimit(
   return limit
 }
 
-/** Arms a timer and says, when it fires, how late it was: set by tests to drive the pace by hand. */
+/** Answers, `period` ms after it is called, the loop's worst delay meanwhile: tests give one that they answer by hand. */
 export type DelayReader = (period: number, onReading: (delayMs: number) => void) => void
 
 /** The resolution of the loop-delay histogram, also what each of its readings includes. */
