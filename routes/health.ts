@@ -97,7 +97,7 @@ const ReadinessSchema = StatusSchema.extend({
           "fixed: TOOLEXEC_MAX_STARTING_PROCESSES pins `max_starting`; adaptive: it moves between its floor and ceiling with the service's event-loop delay (docs/adr/0506)",
         ),
       max_starting_floor: z.number().int().describe("The least `max_starting` can be (the host's cores, adaptive)"),
-      max_starting_ceiling: z.number().int().describe('The most `max_starting` can be (8 per core, adaptive)'),
+      max_starting_ceiling: z.number().int().describe('The most `max_starting` can be (4 per core, adaptive)'),
       starting: z.number().int().describe('Process starts under way now'),
       spawner: z
         .enum(['native', 'node', 'in-process'])

@@ -43,7 +43,7 @@ export const EnvSchema = z.object({
   TOOLEXEC_SANDBOX: z.enum(SANDBOX_MODES).default('auto'),
   // The processes the service starts (docs/adr/0300-commands-run-at-a-lower-cpu-priority.md,
   // docs/adr/0301-process-starts-are-paced.md); the second pins the start limit, unset it adapts
-  // between the host's cores and 8 per core (docs/adr/0506, 0507).
+  // between the host's cores and 4 per core (docs/adr/0506, 0507).
   TOOLEXEC_PROCESS_NICE: z.coerce
     .number()
     .int()

@@ -1086,7 +1086,7 @@ export interface operations {
                             autogroup: boolean;
                             /** @description Process starts under way at once at most, now (TOOLEXEC_MAX_STARTING_PROCESSES; unset, it adapts: `pacing`) */
                             max_starting: number;
-                            /** @description The most `max_starting` can be (8 per core, adaptive) */
+                            /** @description The most `max_starting` can be (4 per core, adaptive) */
                             max_starting_ceiling: number;
                             /** @description The least `max_starting` can be (the host's cores, adaptive) */
                             max_starting_floor: number;
@@ -1218,7 +1218,7 @@ export interface operations {
                             autogroup: boolean;
                             /** @description Process starts under way at once at most, now (TOOLEXEC_MAX_STARTING_PROCESSES; unset, it adapts: `pacing`) */
                             max_starting: number;
-                            /** @description The most `max_starting` can be (8 per core, adaptive) */
+                            /** @description The most `max_starting` can be (4 per core, adaptive) */
                             max_starting_ceiling: number;
                             /** @description The least `max_starting` can be (the host's cores, adaptive) */
                             max_starting_floor: number;

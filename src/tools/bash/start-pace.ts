@@ -18,7 +18,7 @@ export const BUSY_DELAY_MS = 20
 const SAMPLE_MS = 50
 
 /** The host's cores times this is the adaptive ceiling (docs/adr/0507-the-adaptive-start-limits-bounds.md). */
-export const CEILING_PER_CORE = 8
+export const CEILING_PER_CORE = 4
 
 /**
  * The next limit after one reading: halved (not below `floor`) when the loop was late by

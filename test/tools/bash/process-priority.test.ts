@@ -194,7 +194,7 @@ describe('/readyz', () => {
     expect(commandLauncher.processes().maxStarting).toBe(3)
   })
 
-  it('says the start limit adapts between the cores and 8 per core when none is set', async () => {
+  it('says the start limit adapts between the cores and 4 per core when none is set', async () => {
     const { app } = await buildTestApp({ env: {} })
     try {
       const ready = (await app.inject({ url: '/readyz' })).json()
@@ -203,7 +203,7 @@ describe('/readyz', () => {
         max_starting: cores,
         pacing: 'adaptive',
         max_starting_floor: cores,
-        max_starting_ceiling: cores * 8,
+        max_starting_ceiling: cores * 4,
       })
     } finally {
       await commandLauncher.configure({ nice: 10, maxStarting: os.availableParallelism() })
