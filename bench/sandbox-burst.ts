@@ -126,7 +126,10 @@ async function sandboxBurst(): Promise<Figure[]> {
     const done = new Promise((resolve) => client.once('close', resolve))
     const burst = await probe(service.url, runId, done)
     const codes = JSON.parse(out || '{}') as Record<string, number>
+    // Where an adaptive start limit settled during the burst (docs/adr/0506).
+    const after = (await (await fetch(`${service.url}/readyz`)).json()) as { processes?: { max_starting?: number } }
     const setup = {
+      maxStartingAfter: after.processes?.max_starting,
       runs,
       command: values.command,
       bashContainment: ready.bash_containment,

@@ -166,6 +166,14 @@ async function warmState(service: ServerProcess): Promise<Record<string, number>
   return readyz.warm_sandboxes ?? {}
 }
 
+/** The start limit in force now and how it is set (docs/adr/0506: it adapts unless pinned). */
+async function startLimit(service: ServerProcess): Promise<{ max_starting?: number; pacing?: string }> {
+  const readyz = (await (await fetch(`${service.url}/readyz`)).json()) as {
+    processes?: { max_starting?: number; pacing?: string }
+  }
+  return readyz.processes ?? {}
+}
+
 /**
  * Until no warm sandbox is being set up (the last call's refill is done), outside the timed part:
  * a latency sample, the floor's or the service's, never shares the CPU with a refill that a
@@ -299,6 +307,7 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
     const phase = Math.max(1, seconds / ROUNDS)
     const bare: number[] = []
     const runs: number[] = []
+    const limits: (number | undefined)[] = []
     const start = await warmState(service)
     const meter = cpuMeter(service)
     // The no-op runs in sessions of their own: the part of a run that is not the Bash path.
@@ -317,6 +326,8 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
           )
         ).rate,
       )
+      // Read after the phase, outside the timed part: where an adaptive start limit settled.
+      limits.push((await startLimit(service)).max_starting)
       await meter.measure('noop', () =>
         perSecond(
           noopClients.map((client) => client.run),
@@ -341,6 +352,8 @@ export async function warmSandboxes(seconds: number, cpuProfileDirectory?: strin
           rounds: ROUNDS,
           runsPerSecond: runs.map(Math.round),
           bareSpawnsPerSecond: bare.map(Math.round),
+          maxStartingAfterPhases: limits,
+          pacing: (await startLimit(service)).pacing,
           hits: (end.hits ?? 0) - (start.hits ?? 0),
           misses: (end.misses ?? 0) - (start.misses ?? 0),
         },

@@ -88,7 +88,16 @@ const ReadinessSchema = StatusSchema.extend({
       max_starting: z
         .number()
         .int()
-        .describe('Process starts under way at once at most (TOOLEXEC_MAX_STARTING_PROCESSES)'),
+        .describe(
+          'Process starts under way at once at most, now (TOOLEXEC_MAX_STARTING_PROCESSES; unset, it adapts: `pacing`)',
+        ),
+      pacing: z
+        .enum(['fixed', 'adaptive'])
+        .describe(
+          "fixed: TOOLEXEC_MAX_STARTING_PROCESSES pins `max_starting`; adaptive: it moves between its floor and ceiling with the service's event-loop delay (docs/adr/0506)",
+        ),
+      max_starting_floor: z.number().int().describe("The least `max_starting` can be (the host's cores, adaptive)"),
+      max_starting_ceiling: z.number().int().describe('The most `max_starting` can be (4 per core, adaptive)'),
       starting: z.number().int().describe('Process starts under way now'),
       spawner: z
         .enum(['native', 'node', 'in-process'])
@@ -228,6 +237,9 @@ const processesBody = (state: ProcessesState) => ({
   priority: state.reason,
   autogroup: state.autogroup,
   max_starting: state.maxStarting,
+  pacing: state.pacing,
+  max_starting_floor: state.floor,
+  max_starting_ceiling: state.ceiling,
   starting: state.starting,
   queued: state.queued,
   spawner: state.spawner,

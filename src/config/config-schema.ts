@@ -42,7 +42,8 @@ export const EnvSchema = z.object({
   TOOLEXEC_INSTANCE_LEASE_MS: milliseconds(10 * SECOND),
   TOOLEXEC_SANDBOX: z.enum(SANDBOX_MODES).default('auto'),
   // The processes the service starts (docs/adr/0300-commands-run-at-a-lower-cpu-priority.md,
-  // docs/adr/0301-process-starts-are-paced.md); the second defaults to the host's cores.
+  // docs/adr/0301-process-starts-are-paced.md); the second pins the start limit, unset it adapts
+  // between the host's cores and 4 per core (docs/adr/0506, 0507).
   TOOLEXEC_PROCESS_NICE: z.coerce
     .number()
     .int()

@@ -1,5 +1,4 @@
 import { isIP } from 'node:net'
-import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import type { z } from 'zod'
 import type { ApiKey } from '../auth/api-key.js'
@@ -87,7 +86,8 @@ export function createConfigSchema(cwd: string) {
       /** How the commands share the host with the service (docs/adr/0300-commands-run-at-a-lower-cpu-priority.md). */
       processes: {
         nice: env.TOOLEXEC_PROCESS_NICE,
-        maxStarting: env.TOOLEXEC_MAX_STARTING_PROCESSES ?? availableParallelism(),
+        /** Unset: the start limit adapts (docs/adr/0506-the-start-limit-adapts-to-the-event-loop.md). */
+        maxStarting: env.TOOLEXEC_MAX_STARTING_PROCESSES,
         spawner: env.TOOLEXEC_SPAWNER,
       },
       /** Sandboxes set up ahead of demand (docs/adr/0390-warm-sandboxes.md). */

@@ -1084,10 +1084,19 @@ export interface operations {
                         processes: {
                             /** @description The kernel's autogroup scheduling is in force (sched_autogroup_enabled=1, root CPU cgroup): each command session gets a CPU share equal to the service's and `nice` counts only within it; paced starts still hold */
                             autogroup: boolean;
-                            /** @description Process starts under way at once at most (TOOLEXEC_MAX_STARTING_PROCESSES) */
+                            /** @description Process starts under way at once at most, now (TOOLEXEC_MAX_STARTING_PROCESSES; unset, it adapts: `pacing`) */
                             max_starting: number;
+                            /** @description The most `max_starting` can be (4 per core, adaptive) */
+                            max_starting_ceiling: number;
+                            /** @description The least `max_starting` can be (the host's cores, adaptive) */
+                            max_starting_floor: number;
                             /** @description The CPU priority (niceness, -20…19) of the processes the service starts */
                             nice: number;
+                            /**
+                             * @description fixed: TOOLEXEC_MAX_STARTING_PROCESSES pins `max_starting`; adaptive: it moves between its floor and ceiling with the service's event-loop delay (docs/adr/0506)
+                             * @enum {string}
+                             */
+                            pacing: "fixed" | "adaptive";
                             /** @description How that came about, or why the priority could not be lowered */
                             priority: string;
                             /** @description Process starts waiting for their turn now */
@@ -1207,10 +1216,19 @@ export interface operations {
                         processes: {
                             /** @description The kernel's autogroup scheduling is in force (sched_autogroup_enabled=1, root CPU cgroup): each command session gets a CPU share equal to the service's and `nice` counts only within it; paced starts still hold */
                             autogroup: boolean;
-                            /** @description Process starts under way at once at most (TOOLEXEC_MAX_STARTING_PROCESSES) */
+                            /** @description Process starts under way at once at most, now (TOOLEXEC_MAX_STARTING_PROCESSES; unset, it adapts: `pacing`) */
                             max_starting: number;
+                            /** @description The most `max_starting` can be (4 per core, adaptive) */
+                            max_starting_ceiling: number;
+                            /** @description The least `max_starting` can be (the host's cores, adaptive) */
+                            max_starting_floor: number;
                             /** @description The CPU priority (niceness, -20…19) of the processes the service starts */
                             nice: number;
+                            /**
+                             * @description fixed: TOOLEXEC_MAX_STARTING_PROCESSES pins `max_starting`; adaptive: it moves between its floor and ceiling with the service's event-loop delay (docs/adr/0506)
+                             * @enum {string}
+                             */
+                            pacing: "fixed" | "adaptive";
                             /** @description How that came about, or why the priority could not be lowered */
                             priority: string;
                             /** @description Process starts waiting for their turn now */

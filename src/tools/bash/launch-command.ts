@@ -7,6 +7,7 @@ import { autogroupInForce, lowerPriority, type ProcessPriority } from './process
 import { spawnTurn } from './spawn-turn.js'
 import { NATIVE_SPAWNER, nativeSpawnerMissing, type SpawnerChoice, type SpawnerKind } from './spawner-choice.js'
 import { connectSpawner, type SpawnerConnection } from './spawner-client.js'
+import { CEILING_PER_CORE, createStartPace, type DelayReader, type StartPaceState } from './start-pace.js'
 import { createStartPacer } from './start-pacer.js'
 import { NODE_SPAWNER } from './start-spawner-process.js'
 
@@ -40,8 +41,11 @@ type LaunchOptions = {
   reportsStatus?: boolean | undefined
 }
 
-/** How the commands share the host with the service (TOOLEXEC_PROCESS_NICE, TOOLEXEC_MAX_STARTING_PROCESSES, TOOLEXEC_SPAWNER). */
-export type ProcessSettings = { nice: number; maxStarting: number; spawner?: SpawnerChoice | undefined }
+/**
+ * How the commands share the host with the service (TOOLEXEC_PROCESS_NICE, TOOLEXEC_SPAWNER, and
+ * TOOLEXEC_MAX_STARTING_PROCESSES: a number pins the start limit, none lets it adapt, docs/adr/0506).
+ */
+export type ProcessSettings = { nice: number; maxStarting?: number | undefined; spawner?: SpawnerChoice | undefined }
 
 /** What is in force for the processes the service starts, for /readyz and the start log. */
 export type ProcessesState = ProcessPriority & {
@@ -49,14 +53,27 @@ export type ProcessesState = ProcessPriority & {
   autogroup: boolean
   /** Which process starts them: the native spawner, the Node one, or the service itself (docs/adr/0501). */
   spawner: SpawnerKind | 'in-process'
+  /** The start limit in force now; `pacing` says whether it is pinned or adapts between its floor and ceiling. */
   maxStarting: number
   starting: number
   queued: number
+} & StartPaceState
+
+/**
+ * Defaults (config-schema.ts has the service's): ten steps below the service; a start limit that
+ * adapts between a start per core and CEILING_PER_CORE per core (docs/adr/0506, 0507).
+ */
+const DEFAULT_PROCESS_NICE = 10
+const adaptiveBounds = (): [number, number] => {
+  const cores = os.availableParallelism()
+  return [cores, cores * CEILING_PER_CORE]
 }
 
-/** Defaults (config-schema.ts has the service's): ten steps below the service, a start per core. */
-const DEFAULT_PROCESS_NICE = 10
-const defaultMaxStarting = () => os.availableParallelism()
+/** Pins the limit, or lets it adapt when `maxStarting` is undefined. */
+function applyMaxStarting(pace: ReturnType<typeof createStartPace>, maxStarting: number | undefined): void {
+  if (maxStarting === undefined) pace.adapt(...adaptiveBounds())
+  else pace.pin(maxStarting)
+}
 
 /**
  * A start that has not announced itself within this long (a sandbox stuck in its setup) stops
@@ -153,7 +170,7 @@ function startAnnounced(announcer: Readable | null | undefined, exited: Promise<
  * the native spawner's path (tests).
  */
 export function createCommandLauncher(
-  options: { main?: string; nativeSpawner?: string } & Partial<ProcessSettings> = {},
+  options: { main?: string; nativeSpawner?: string; readDelay?: DelayReader } & Partial<ProcessSettings> = {},
 ) {
   const native = options.nativeSpawner ?? NATIVE_SPAWNER
   let connection: Promise<SpawnerConnection | undefined> | undefined
@@ -163,7 +180,9 @@ export function createCommandLauncher(
   let kindReason: string | undefined
   let fallback: string | undefined
   let nice = options.nice ?? DEFAULT_PROCESS_NICE
-  let pacer = createStartPacer(options.maxStarting ?? defaultMaxStarting())
+  const pacer = createStartPacer(os.availableParallelism())
+  const pace = createStartPace(pacer, options.readDelay)
+  applyMaxStarting(pace, options.maxStarting)
   let autogroup: boolean | undefined
   let priority: ProcessPriority = {
     nice: os.getPriority(),
@@ -247,7 +266,7 @@ export function createCommandLauncher(
   return {
     /** The settings in force for the starts asked for from now on. */
     async configure(settings: ProcessSettings): Promise<void> {
-      if (settings.maxStarting !== pacer.limit) pacer = createStartPacer(settings.maxStarting)
+      applyMaxStarting(pace, settings.maxStarting)
       // Taken by the next spawner started (the first, or a restart); one running keeps its kind.
       if (settings.spawner !== undefined) choice = settings.spawner
       if (settings.nice === nice) return
@@ -263,6 +282,7 @@ export function createCommandLauncher(
       return spawner ? stateOf(spawner) : { mode: 'in-process', reason: fallback as string }
     },
     launch(argv: readonly string[], launchOptions: LaunchOptions): Promise<LaunchedCommand> {
+      pace.starting()
       return pacer.run(
         async () => {
           const spawner = await current()
@@ -285,6 +305,7 @@ export function createCommandLauncher(
         maxStarting: pacer.limit,
         starting: pacer.starting,
         queued: pacer.queued,
+        ...pace.state(),
       }
     },
     /** Called on each restart or fallback after start; returns the unsubscribe. */

@@ -15,24 +15,35 @@ type Waiter = { go: () => void; signal: AbortSignal | undefined; onAbort: () => 
  * settles (the spawner answered: the process exists, or could not start) and then until what
  * `holdUntil` returns settles (a sandbox set up).
  */
-export function createStartPacer(limit: number) {
-  if (!Number.isInteger(limit) || limit < 1) throw new TypeError(`limit must be a positive integer, got ${limit}`)
+export function createStartPacer(initialLimit: number) {
+  const checked = (limit: number) => {
+    if (!Number.isInteger(limit) || limit < 1) throw new TypeError(`limit must be a positive integer, got ${limit}`)
+    return limit
+  }
+  let limit = checked(initialLimit)
   let starting = 0
+  let waits = 0
   const queue: Waiter[] = []
 
-  const next = () => {
-    starting--
-    const waiter = queue.shift()
-    if (waiter) {
+  /** Gives turns to the waiters, first asked first, while fewer than `limit` starts are under way. */
+  const admit = () => {
+    while (starting < limit) {
+      const waiter = queue.shift()
+      if (!waiter) return
       waiter.signal?.removeEventListener('abort', waiter.onAbort)
       starting++
       waiter.go()
     }
   }
 
+  const next = () => {
+    starting--
+    admit()
+  }
+
   const turn = (signal: AbortSignal | undefined): Promise<void> => {
     if (signal?.aborted) return Promise.reject(new StartCancelledError())
-    if (starting < limit) {
+    if (starting < limit && queue.length === 0) {
       starting++
       return Promise.resolve()
     }
@@ -47,11 +58,23 @@ export function createStartPacer(limit: number) {
       }
       signal?.addEventListener('abort', waiter.onAbort, { once: true })
       queue.push(waiter)
+      waits++
     })
   }
 
   return {
-    limit,
+    /** Starts under way at once at most, now. */
+    get limit() {
+      return limit
+    },
+    /**
+     * Changes the limit for the turns given from now on (the adaptive pace, docs/adr/0506): a
+     * higher one gives turns to waiters at once, a lower one lets the starts under way finish.
+     */
+    setLimit(next: number) {
+      limit = checked(next)
+      admit()
+    },
     /** Starts under way now. */
     get starting() {
       return starting
@@ -59,6 +82,10 @@ export function createStartPacer(limit: number) {
     /** Starts waiting for their turn. */
     get queued() {
       return queue.length
+    },
+    /** Starts that had to wait for their turn, since this pacer was made (the adaptive pace reads it). */
+    get waits() {
+      return waits
     },
     /**
      * Runs `task` in its turn; rejects with StartCancelledError when `signal` aborts before. The

@@ -183,11 +183,30 @@ describe('/readyz', () => {
       priority: expect.any(String),
       autogroup: expect.any(Boolean),
       max_starting: 3,
+      pacing: 'fixed',
+      max_starting_floor: 3,
+      max_starting_ceiling: 3,
       starting: 0,
       queued: 0,
       // The native spawner where it is built (docs/adr/0501-choosing-the-spawner.md).
       spawner: nativeSpawnerMissing() === undefined ? 'native' : 'node',
     })
     expect(commandLauncher.processes().maxStarting).toBe(3)
+  })
+
+  it('says the start limit adapts between the cores and 4 per core when none is set', async () => {
+    const { app } = await buildTestApp({ env: {} })
+    try {
+      const ready = (await app.inject({ url: '/readyz' })).json()
+      const cores = os.availableParallelism()
+      expect(ready.processes).toMatchObject({
+        max_starting: cores,
+        pacing: 'adaptive',
+        max_starting_floor: cores,
+        max_starting_ceiling: cores * 4,
+      })
+    } finally {
+      await commandLauncher.configure({ nice: 10, maxStarting: os.availableParallelism() })
+    }
   })
 })
