@@ -8,6 +8,7 @@ import { readSmallSync, readWhole } from '../shared/descriptor-io.js'
 import { openConfinedDescriptor, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { rememberResolution, takeResolution } from '../shared/validated-paths.js'
 import { detectFileKind, SNIFF_BYTES } from './detect-file-kind.js'
+import { numberAsciiLines } from './number-ascii-lines.js'
 import { readTextLines } from './read-text-lines.js'
 
 const READ_TOOL_NAME = 'Read'
@@ -147,7 +148,36 @@ async function readOpened(input: ReadInput, context: ToolUseContext, realPath: s
   }
   const offset = Math.max(input.offset ?? 1, 1)
   const limit = input.limit ?? DEFAULT_READ_LIMIT
-  const result = await readTextLines(whole ?? fd, { offset, limit, maxLineChars: MAX_LINE_CHARS })
+  const text: NumberedText =
+    (whole && offset === 1
+      ? numberAsciiLines(whole, { limit, maxLineChars: MAX_LINE_CHARS, maxOutputChars: MAX_READ_OUTPUT_CHARS })
+      : undefined) ?? (await numberLines(whole ?? fd, offset, limit))
+  let content = text.content
+  if (stats.size === 0) content = `(The file ${input.file_path} exists but is empty.)`
+  else if (text.count === 0) {
+    content = `(The file ${input.file_path} has ${text.totalLines} lines; offset ${offset} is past its end.)`
+  } else if (text.cutAt !== undefined) {
+    content += `\n\n(Output stopped at ${MAX_READ_OUTPUT_CHARS} characters. Read on with offset ${text.cutAt}.)`
+  } else if (text.hasMore) {
+    content += `\n\n(The file has more lines. Read on with offset ${offset + text.count}.)`
+  }
+  const partial = offset > 1 || text.hasMore || text.cutAt !== undefined || text.linesCut === true
+  context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial })
+  return { data: { type: 'text', filePath: realPath, content } satisfies ReadOutput }
+}
+
+type NumberedText = {
+  content: string
+  count: number
+  hasMore: boolean
+  totalLines?: number | undefined
+  cutAt?: number
+  linesCut?: boolean
+}
+
+/** The general path: lines decoded and cut by readTextLines, numbered, stopped at MAX_READ_OUTPUT_CHARS. */
+async function numberLines(file: Buffer | number, offset: number, limit: number): Promise<NumberedText> {
+  const result = await readTextLines(file, { offset, limit, maxLineChars: MAX_LINE_CHARS })
   const out: string[] = []
   let length = 0
   let cutAt: number | undefined
@@ -161,23 +191,14 @@ async function readOpened(input: ReadInput, context: ToolUseContext, realPath: s
     out.push(text)
     length += text.length + 1
   }
-  let content = out.join('\n')
-  if (stats.size === 0) content = `(The file ${input.file_path} exists but is empty.)`
-  else if (result.lines.length === 0) {
-    content = `(The file ${input.file_path} has ${result.totalLines} lines; offset ${offset} is past its end.)`
-  } else if (cutAt !== undefined) {
-    content += `\n\n(Output stopped at ${MAX_READ_OUTPUT_CHARS} characters. Read on with offset ${cutAt}.)`
-  } else if (result.hasMore) {
-    const next = (result.lines.at(-1)?.number ?? offset) + 1
-    content += `\n\n(The file has more lines. Read on with offset ${next}.)`
+  return {
+    content: out.join('\n'),
+    count: result.lines.length,
+    hasMore: result.hasMore,
+    totalLines: result.totalLines,
+    ...(cutAt === undefined ? {} : { cutAt }),
+    linesCut: result.lines.some((line) => line.fullLength > line.text.length),
   }
-  const partial =
-    offset > 1 ||
-    result.hasMore ||
-    cutAt !== undefined ||
-    result.lines.some((line) => line.fullLength > line.text.length)
-  context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial })
-  return { data: { type: 'text', filePath: realPath, content } satisfies ReadOutput }
 }
 
 /** The first SNIFF_BYTES of a large file, through the threadpool. */
