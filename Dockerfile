@@ -3,7 +3,7 @@
 
 # Build stage: every dependency, TypeScript compiled to dist/.
 FROM node:24.21.0-bookworm-slim AS build
-# gcc and libc6-dev: the native spawner (native/spawner.c, docs/adr/0499-the-native-spawner.md);
+# gcc and libc6-dev: the native spawner (native/*.c, docs/adr/0499-the-native-spawner.md);
 # the binary needs only the runtime image's glibc.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends gcc libc6-dev \
@@ -18,7 +18,7 @@ COPY routes ./routes
 # The console (docs/console.md): bundled by esbuild, typed against the committed OpenAPI types.
 COPY console ./console
 COPY scripts/build-console.ts scripts/build-spawner.ts ./scripts/
-COPY native/spawner.c ./native/
+COPY native/*.c native/*.h ./native/
 COPY test/generated ./test/generated
 RUN npm run build
 

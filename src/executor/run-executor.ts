@@ -1,16 +1,16 @@
 import type { ToolResultBlock, ToolUseBlock } from '../messages/content-blocks.js'
 import { pipelineFaultMessage } from '../messages/tool-error-messages.js'
-import { type CallSpan, startCallSpan } from '../telemetry/call-span.js'
+import { startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
-import type { CanUseToolFn, ToolProgressData, ToolUseContext } from '../tool/tool.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
 import { admitCallSafely, outcomeBeforeAdmission } from './admit-call.js'
+import { armCallDeadline } from './call-deadline.js'
 import { reportFinished } from './call-outcome.js'
-import { type CallOutcome, type PipelineRun, runCallPipeline } from './call-pipeline.js'
+import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
+import { faultLater, progressOf, runInSpan } from './call-pipeline-start.js'
 import { cancelsSiblings } from './cancel-policy.js'
 import { describeCall } from './describe-call.js'
-import { NO_HOOKS } from './hook-runner.js'
-import { ALLOW_ALL } from './permission-gate.js'
+import { pipelineRunOf } from './pipeline-run-of.js'
 import { createResultYielder } from './result-yielder.js'
 import type { AddToolUseOptions, RunExecutor, RunExecutorOptions, RunOutcome } from './run-executor-types.js'
 import type { CancelMode } from './run-options.js'
@@ -18,21 +18,9 @@ import { canStart, type ExecutingSet } from './scheduling-rule.js'
 import { withSessionAllowRule } from './session-allow-rule.js'
 import type { SessionContext } from './session-context.js'
 import { applyContextModifier, toCallContext } from './session-context.js'
-import { handOver } from './settle-or-abort.js'
 import { abortCall, type TrackedCall, trackCall } from './tracked-call.js'
 
 const RESOLVED = Promise.resolve()
-
-type OnProgress = (data: ToolProgressData) => void
-
-/**
- * The call's own deadline. Outside armCallDeadline: a closure there would make that function
- * allocate its scope on every call, calls without a deadline too (docs/adr/0433).
- */
-function startCallTimer(call: TrackedCall, timeoutMs: number): void {
-  call.timer = setTimeout(() => abortCall(call, { kind: 'timeout', timeoutMs }), timeoutMs)
-  call.timer.unref?.()
-}
 
 /**
  * The scheduler of docs/design.md §6 for one run. Blocks are queued in order; the queue is walked in order
@@ -41,17 +29,7 @@ function startCallTimer(call: TrackedCall, timeoutMs: number): void {
  */
 export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   const { runId, sink, tools } = options
-  const permissions = options.permissions ?? ALLOW_ALL
-  // One per run, not per call: the pipeline hands it to every call's tool (nested permission checks).
-  // Async, so a gate that answers at once or throws still gives the tool a promise.
-  const canUseTool: CanUseToolFn = async (tool, input, context) =>
-    permissions.decide({ tool, input, context, hookOutcome: {} })
-  const pipelineRun: PipelineRun = {
-    parentMessage: options.parentMessage,
-    permissions,
-    hooks: options.hooks ?? NO_HOOKS,
-    canUseTool,
-  }
+  const pipelineRun = pipelineRunOf(options)
   const maxConcurrency = options.options.maxConcurrency
   // A bad cap is the caller's bug (config and request options are validated at the edge): say so
   // rather than repair it silently.
@@ -220,17 +198,17 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     if (!call.safe) executing.unsafe++
     call.startedAt = now - epoch
     sink.event({ type: 'tool.started', tool_use_id: call.block.id })
-    armCallDeadline(call)
+    armCallDeadline(call, options.options.callTimeoutMs)
     const span = startCallSpan(runSpan.context, tool.name, call.block.id)
     call.span = span
     // One function for the run rather than a closure per call; the call comes with the outcome
     // (docs/adr/0433-a-call-carries-what-its-end-needs.md).
     call.settle = settled
     const context = toCallContext(session, callFields, call.block.id, call)
-    const onProgress = progressOf(call)
+    const onProgress = progressOf(sink, call)
     try {
       if (runSpan.context === undefined) runCallPipeline(pipelineRun, call, context, onProgress)
-      else runInSpan(span, call, context, onProgress)
+      else runInSpan(pipelineRun, span, call, context, onProgress)
     } catch (fault) {
       faultLater(call, String(fault))
     }
@@ -255,28 +233,6 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     schedule(now)
     // A drain already queued (a cancel, a cascade to the queued calls) yields this result too.
     if (alone && !drainQueued) drainNow()
-  }
-
-  /** The tool's progress callback: a closure over the call alone, made in its own scope (docs/adr/0433). */
-  function progressOf(call: TrackedCall): OnProgress {
-    return (data) => {
-      if (call.status === 'executing') sink.event({ type: 'tool.progress', tool_use_id: call.block.id, data })
-    }
-  }
-
-  /** With tracing on, the pipeline runs with the call's span active. Not inline: see progressOf. */
-  function runInSpan(span: CallSpan, call: TrackedCall, context: ToolUseContext, onProgress: OnProgress): void {
-    span.run(() => runCallPipeline(pipelineRun, call, context, onProgress), undefined)
-  }
-
-  /** A pipeline that threw before it could settle: its text, in a later microtask like every outcome. */
-  function faultLater(call: TrackedCall, fault: string): void {
-    RESOLVED.then(() => handOver(call, { content: pipelineFaultMessage(call.tool!.name, fault), isError: true }))
-  }
-
-  function armCallDeadline(call: TrackedCall): void {
-    const timeoutMs = options.options.callTimeoutMs ?? call.tool?.defaultTimeoutMs
-    if (timeoutMs !== undefined) startCallTimer(call, timeoutMs)
   }
 
   /** Starts what the rules allow, walking the queue in order; the first call that can't start is a barrier. */
@@ -362,7 +318,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       const call = calls.find((candidate) => candidate.block.id === toolUseId)
       if (call?.status !== 'executing') return
       clearTimeout(call.timer)
-      if (!waiting) armCallDeadline(call)
+      if (!waiting) armCallDeadline(call, options.options.callTimeoutMs)
     },
     results: () => finalResults ?? yielder.results(),
     finished: runSpan.context === undefined ? finished : endingRunSpan(finished, runSpan),

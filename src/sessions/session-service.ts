@@ -1,10 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { ApiError } from '../errors/api-error.js'
 import type { SessionContext } from '../executor/session-context.js'
-import {
-  createSessionPermissionContext,
-  SessionPermissionError,
-} from '../permissions/create-session-permission-context.js'
 import { findInvalidRules } from '../permissions/permission-rule.js'
 import type { PermissionsSettings } from '../permissions/permissions-settings-schema.js'
 import type { BlobStore } from '../results/blob-store.js'
@@ -18,7 +14,9 @@ import {
 import type { ToolEnvironment } from '../tool/tool.js'
 import type { TextEditorType, Toolset } from '../tool/toolset.js'
 import { confineDirectory } from './confine-path.js'
-import { samePermissionContext, stripOperatorLayer, withOperatorLayer } from './operator-layer.js'
+import { createOperatorLayerCache } from './operator-layer-cache.js'
+import { checkSessionLimits, type SessionLimits } from './session-limits.js'
+import { sessionPermissionContext } from './session-permission-context.js'
 import { checkRuleBytes, type SessionRules } from './session-rules.js'
 
 /** The request body of POST /v1/sessions as its schema parses it (absent and undefined alike). */
@@ -45,52 +43,11 @@ export type SessionServiceOptions = {
   now?: () => number
 }
 
-export type SessionLimits = {
-  /** Sessions open at once (TOOLEXEC_MAX_SESSIONS). */
-  maxSessions: number
-  /** Sessions one tenant has open (TOOLEXEC_MAX_SESSIONS_PER_TENANT). */
-  maxSessionsPerTenant: number
-  /** Characters of one session's allow, deny and ask rules together (TOOLEXEC_MAX_SESSION_RULE_BYTES). */
-  maxRuleBytes: number
-}
-
-/** How long a client refused by a session cap waits: sessions free as they end or expire. */
-const SESSION_CAP_RETRY_AFTER_SECONDS = 5
-
 /** Sessions as the API sees them: creation with confined paths, and the context runs start from. */
 export function createSessionService(options: SessionServiceOptions) {
   const { store, operator } = options
   const now = options.now ?? Date.now
-  /**
-   * A session's context with the operator's layer, built once per permission-context change:
-   * contexts are frozen, so the same object always layers (and strips) to the same result, and
-   * a run that changed nothing hands back the layered object it was given
-   * (docs/adr/0153-per-session-work-cached-per-change.md). Stripping that object gives back the
-   * very context it was layered from when their contents match, so that the next run of the
-   * session finds its layered context, its tool pool and its parsed rules in their caches
-   * (docs/adr/0503-a-session-context-survives-its-run-unchanged.md).
-   */
-  const layered = new WeakMap<ToolPermissionContext, ToolPermissionContext>()
-  const stripped = new WeakMap<ToolPermissionContext, ToolPermissionContext>()
-  const layer = (own: ToolPermissionContext) => {
-    let result = layered.get(own)
-    if (!result) {
-      result = withOperatorLayer(own, operator)
-      layered.set(own, result)
-      // The way back: the session's own object, if stripping gives what it holds.
-      const back = stripOperatorLayer(result)
-      stripped.set(result, samePermissionContext(back, own) ? own : back)
-    }
-    return result
-  }
-  const strip = (context: ToolPermissionContext) => {
-    let result = stripped.get(context)
-    if (!result) {
-      result = stripOperatorLayer(context)
-      stripped.set(context, result)
-    }
-    return result
-  }
+  const { layer, strip } = createOperatorLayerCache(operator)
   /** Each tenant's workspace root, made and resolved once: most sessions (every run without one) use it as is. */
   const roots = new Map<string, Promise<string>>()
   const rootOf = (tenant: string) => {
@@ -125,7 +82,7 @@ export function createSessionService(options: SessionServiceOptions) {
    */
   async function create(tenant: string, input: CreateSessionInput = {}, claimedBy?: string): Promise<SessionRecord> {
     // A run's own session (claimedBy) ends with it and is bounded by the run caps; the others count.
-    if (claimedBy === undefined) await checkLimits(tenant, input)
+    if (claimedBy === undefined) await checkSessionLimits(store, options.limits, tenant, input.permissions, now)
     const root = await rootOf(tenant)
     const cwd = input.cwd === undefined ? root : await confineDirectory(root, input.cwd, 'cwd')
     const additional = await Promise.all(
@@ -191,24 +148,6 @@ export function createSessionService(options: SessionServiceOptions) {
     }
     await store.release(tenant, sessionId, patchId, state, now())
     return { ...session, permissionContext, activeRunId: undefined }
-  }
-
-  async function checkLimits(tenant: string, input: CreateSessionInput): Promise<void> {
-    const limits = options.limits
-    if (!limits) return
-    checkRuleBytes(input.permissions ?? {}, limits.maxRuleBytes)
-    const open = await store.count(tenant, now())
-    const full =
-      open.tenant >= limits.maxSessionsPerTenant
-        ? `this tenant has ${open.tenant} sessions open (TOOLEXEC_MAX_SESSIONS_PER_TENANT=${limits.maxSessionsPerTenant})`
-        : open.total >= limits.maxSessions
-          ? `the service has ${open.total} sessions open (TOOLEXEC_MAX_SESSIONS=${limits.maxSessions})`
-          : undefined
-    if (full !== undefined) {
-      throw new ApiError('too_many_sessions', `No new session: ${full}; delete sessions you no longer use, or retry`, {
-        retryAfterSeconds: SESSION_CAP_RETRY_AFTER_SECONDS,
-      })
-    }
   }
 
   async function get(tenant: string, sessionId: string): Promise<SessionRecord> {
@@ -283,20 +222,4 @@ function isPlain(input: CreateSessionInput): boolean {
     input.permissions === undefined &&
     (input.additional_directories ?? []).length === 0
   )
-}
-
-const SESSION_PERMISSION_CODES = {
-  bypass_permissions_disabled: 'permission_mode_forbidden',
-  invalid_permission_rule: 'invalid_permission_rule',
-  directory_outside_workspace: 'path_outside_workspace',
-} as const
-
-/** The permissions module's refusals, as API errors. */
-function sessionPermissionContext(...args: Parameters<typeof createSessionPermissionContext>) {
-  try {
-    return createSessionPermissionContext(...args)
-  } catch (error) {
-    if (error instanceof SessionPermissionError) throw new ApiError(SESSION_PERMISSION_CODES[error.code], error.message)
-    throw error
-  }
 }

@@ -1,4 +1,4 @@
-// Pins, by property-based fuzzing, that the native spawner's JSON reader (native/spawner.c,
+// Pins, by property-based fuzzing, that the native spawner's JSON reader (native/json-reader.c,
 // docs/adr/0499-the-native-spawner.md) takes any line without crashing: each mutated message is
 // answered as a message or refused by exiting with code 2, never a signal, and a spawner that
 // took one still answers the next request.

@@ -1,102 +1,21 @@
 import type { Redis } from 'ioredis'
-import type { RunStatus } from '../../events/run-event.js'
 import type { ToolResultBlock } from '../../messages/content-blocks.js'
 import type { BlobInfo } from '../../results/blob-store.js'
 import { cursorOf, isBefore, matchesRunQuery } from '../run-list-filter.js'
-import type { OpenAsk, ResumeSpec, RunRecord, RunStore } from '../run-store.js'
+import type { RunRecord, RunStore } from '../run-store.js'
 import { redisKeys } from './redis-keys.js'
-
-/**
- * Completes a run in one step: status, final results and blobs, expiry of its keys, its stream
- * and its idempotency key; then the oldest finished runs beyond the bound go, with their streams.
- * The results list is rewritten only when ARGV[9] is '': otherwise it already holds the final
- * results, ARGV[9] of them, and a list of any other length refuses the step (-1) before it writes
- * anything, so the caller sends them (docs/adr/0444-a-runs-results-are-stored-once.md).
- * KEYS: run, ids, results, blobs, events, idempotency ('' when none), finished set.
- * ARGV: status, finishedAt, expiresAt, maxRetainedRuns, runId, results JSON, blobs JSON,
- * cancel reason, count of results already stored ('' when sent).
- */
-const COMPLETE_SCRIPT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if ARGV[9] ~= '' and redis.call('LLEN', KEYS[3]) ~= tonumber(ARGV[9]) then return -1 end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finishedAt', ARGV[2], 'expiresAt', ARGV[3])
-redis.call('HDEL', KEYS[1], 'openAsks', 'resume')
-if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'cancelReason', ARGV[8]) end
-if ARGV[9] == '' then
-  redis.call('DEL', KEYS[3])
-  local results = cjson.decode(ARGV[6])
-  for i = 1, #results, 1000 do redis.call('RPUSH', KEYS[3], unpack(results, i, math.min(i + 999, #results))) end
-end
-redis.call('DEL', KEYS[4])
-if ARGV[7] ~= '[]' then
-  local blobs = cjson.decode(ARGV[7])
-  for i = 1, #blobs, 1000 do redis.call('RPUSH', KEYS[4], unpack(blobs, i, math.min(i + 999, #blobs))) end
-end
-for i = 1, 5 do redis.call('PEXPIREAT', KEYS[i], ARGV[3]) end
-if KEYS[6] ~= '' then redis.call('PEXPIREAT', KEYS[6], ARGV[3]) end
-redis.call('ZADD', KEYS[7], ARGV[3], ARGV[5])
-local excess = redis.call('ZCARD', KEYS[7]) - tonumber(ARGV[4])
-if excess > 0 then
-  for _, old in ipairs(redis.call('ZPOPMIN', KEYS[7], excess)) do
-    if _ % 2 == 1 then
-      local base = KEYS[1]:sub(1, #KEYS[1] - #ARGV[5]) .. old
-      redis.call('DEL', base, base .. ':ids', base .. ':results', base .. ':blobs', KEYS[5]:sub(1, #KEYS[5] - #ARGV[5]) .. old)
-    end
-  end
-end
-return 1
-`
-
-/**
- * A new run: its hash, its place in the tenant's index (trimmed to the retained runs and a
- * margin), its tool_use ids and any results it starts with.
- * KEYS: run, tenant's runs, ids, results. ARGV: createdAt score, runId, trim rank, then JSON lists
- * of the hash's field/value pairs, the ids and the results (each a JSON string, kept byte for byte).
- */
-const CREATE_SCRIPT = `
-local fields = cjson.decode(ARGV[4])
--- In slices: unpack is bounded by Lua's stack (a pool may hold many tools, a run many blocks).
-for i = 1, #fields, 1000 do redis.call('HSET', KEYS[1], unpack(fields, i, math.min(i + 999, #fields))) end
-redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
-redis.call('ZREMRANGEBYRANK', KEYS[2], 0, tonumber(ARGV[3]))
-local ids = cjson.decode(ARGV[5])
-for i = 1, #ids, 1000 do redis.call('RPUSH', KEYS[3], unpack(ids, i, math.min(i + 999, #ids))) end
-local results = cjson.decode(ARGV[6])
-for i = 1, #results do redis.call('RPUSH', KEYS[4], results[i]) end
-return 1
-`
-
-/** A run's hash as a record without its lists (the list of runs needs no results). */
-function recordOf(hash: Record<string, string>, tenant: string): RunRecord | undefined {
-  if (!hash?.fixed) return undefined
-  const fixed = JSON.parse(hash.fixed) as Fixed
-  if (fixed.tenant !== tenant) return undefined
-  const tools = Object.keys(hash)
-    .filter((field) => field.startsWith('tool:'))
-    .map((field) => field.slice(5))
-  return {
-    ...fixed,
-    status: hash.status as RunStatus,
-    toolUseIds: [],
-    results: [],
-    blobs: [],
-    tools,
-    ...(hash.finishedAt === undefined ? {} : { finishedAt: hash.finishedAt }),
-    ...(hash.expiresAt === undefined ? {} : { expiresAt: Number(hash.expiresAt) }),
-    ...(hash.cancelReason === 'shutdown' ? { cancelReason: 'shutdown' as const } : {}),
-    ...(hash.openAsks === undefined ? {} : { openAsks: JSON.parse(hash.openAsks) as OpenAsk[] }),
-    ...(hash.stalledSince === undefined ? {} : { stalledSince: hash.stalledSince }),
-    ...(hash.resume === undefined ? {} : { resume: JSON.parse(hash.resume) as ResumeSpec }),
-  }
-}
-
-const SET_IF_EXISTS_SCRIPT = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end`
+import { type FixedRunFields, recordOf } from './redis-run-record.js'
+import {
+  COMPLETE_SCRIPT,
+  type CompleteCommand,
+  CREATE_SCRIPT,
+  type CreateCommand,
+  SET_IF_EXISTS_SCRIPT,
+} from './redis-run-scripts.js'
 
 const INDEX_MARGIN = 1000
 // Stored answers matter only until a survivor takes the run over, within a few leases.
 const ANSWERS_TTL_MS = 24 * 60 * 60 * 1000
-
-type Fixed = Pick<RunRecord, 'runId' | 'tenant' | 'sessionId' | 'mode' | 'createdAt' | 'idempotencyKey'>
 
 export type RedisRunStoreOptions = {
   redis: Redis
@@ -118,7 +37,7 @@ export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRu
    * idempotency key, which would otherwise be one more read (docs/adr/0179-one-control-channel-per-instance.md).
    * A run closed elsewhere (a lost run) is read from its hash.
    */
-  const owners = new Map<string, Pick<Fixed, 'tenant' | 'idempotencyKey'>>()
+  const owners = new Map<string, Pick<FixedRunFields, 'tenant' | 'idempotencyKey'>>()
 
   /** Runs of this instance that held a result: their held key goes at completion. */
   const held = new Set<string>()
@@ -130,7 +49,7 @@ export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRu
   const stored = new Map<string, ToolResultBlock[] | undefined>()
   return {
     async create(record) {
-      const fixed: Fixed = {
+      const fixed: FixedRunFields = {
         runId: record.runId,
         tenant: record.tenant,
         sessionId: record.sessionId,
@@ -274,7 +193,7 @@ export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRu
       if (!owner) {
         const fixed = await redis.hget(redisKeys.run(runId), 'fixed')
         if (fixed === null) return
-        owner = JSON.parse(fixed) as Fixed
+        owner = JSON.parse(fixed) as FixedRunFields
       }
       const { tenant, idempotencyKey } = owner
       const inList = stored.get(runId)
@@ -315,7 +234,3 @@ export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRu
     },
   }
 }
-
-type CreateCommand = { toolexecCreateRun(...args: string[]): Promise<number> }
-
-type CompleteCommand = { toolexecComplete(...args: string[]): Promise<number> }

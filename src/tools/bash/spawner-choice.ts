@@ -9,11 +9,11 @@ import { fileURLToPath } from 'node:url'
 export const SPAWNER_CHOICES = ['auto', 'native', 'node'] as const
 export type SpawnerChoice = (typeof SPAWNER_CHOICES)[number]
 
-/** The spawner in force: native/spawner.c, or spawner-main.ts. */
+/** The spawner in force: native/ (its loop in spawner.c), or spawner-main.ts. */
 export type SpawnerKind = 'native' | 'node'
 
 /**
- * The native spawner (native/spawner.c, docs/adr/0499-the-native-spawner.md), compiled by
+ * The native spawner (native/, its loop in spawner.c, docs/adr/0499-the-native-spawner.md), compiled by
  * scripts/build-spawner.ts beside the sources (the tests) or into dist/ (`npm run build`): the
  * root is the repository from source, dist/ compiled.
  */

@@ -1,3 +1,4 @@
+import os from 'node:os'
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks'
 import type { createStartPacer } from './start-pacer.js'
 
@@ -18,7 +19,7 @@ export const BUSY_DELAY_MS = 20
 const SAMPLE_MS = 50
 
 /** The host's cores times this is the adaptive ceiling (docs/adr/0507-the-adaptive-start-limits-bounds.md). */
-export const CEILING_PER_CORE = 4
+const CEILING_PER_CORE = 4
 
 /**
  * The next limit after one reading: halved (not below `floor`) when the loop was late by
@@ -110,4 +111,19 @@ export function createStartPace(pacer: StartPacer, readDelay: DelayReader = loop
       return bounds ? { pacing: 'adaptive', ...bounds } : { pacing: 'fixed', floor: pacer.limit, ceiling: pacer.limit }
     },
   }
+}
+
+/** The adaptive bounds: a start per core to CEILING_PER_CORE per core (docs/adr/0506, 0507). */
+function adaptiveBounds(): [number, number] {
+  const cores = os.availableParallelism()
+  return [cores, cores * CEILING_PER_CORE]
+}
+
+/**
+ * TOOLEXEC_MAX_STARTING_PROCESSES applied to `pace`: a number pins the start limit, undefined lets
+ * it adapt between the host's bounds.
+ */
+export function pinOrAdaptStartLimit(pace: ReturnType<typeof createStartPace>, maxStarting: number | undefined): void {
+  if (maxStarting === undefined) pace.adapt(...adaptiveBounds())
+  else pace.pin(maxStarting)
 }
