@@ -72,9 +72,11 @@ export const ReadTool = buildTool({
   prompt: PROMPT,
   getPath: (input: ReadInput) => input.file_path,
   async validateInput(input: ReadInput, context) {
-    const confined = await tryResolveConfinedPath(input.file_path, context, 'read')
+    // Named once: its real path and stats from one descriptor the call reopens
+    // (docs/adr/0522-a-read-names-its-file-once.md).
+    const confined = await tryResolveConfinedPath(input.file_path, context, 'read', true)
     if (!confined.ok) return { result: false, message: confined.message }
-    const stats = statOrNull(confined.realPath)
+    const stats = confined.named?.stats ?? statOrNull(confined.realPath)
     if (!stats)
       return {
         result: false,
