@@ -1,6 +1,6 @@
 // Pins the one path-containment rule (docs/adr/0065, 0066): isInside's edge cases, both real-path
 // resolvers over real temp dirs and symlinks, and that sessions, tools and working directories use it.
-import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, rename, rm, symlink } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -131,6 +131,25 @@ describe('real paths and containment on a real file system', () => {
     await expect(realWorkingDirectories(context, 'read')).rejects.toBeInstanceOf(WorkingDirectoryEscapeError)
     await expect(resolveConfinedPath(path.join(root, 'file'), context, 'write')).rejects.toThrow(
       `The working directory ${granted} no longer lies inside the workspace`,
+    )
+  })
+
+  it('keeps the root where it really was: a root replaced by a link to another tree refuses its calls (docs/adr/0523)', async () => {
+    const tenant = path.join(temp, 'tenant')
+    const other = path.join(temp, 'other-tenant')
+    await mkdir(path.join(tenant, 'work'), { recursive: true })
+    await mkdir(path.join(other, 'work'), { recursive: true })
+    const context = {
+      cwd: path.join(tenant, 'work'),
+      permissionContext: { additionalWorkingDirectories: [] },
+      environment: { workspaceRoot: tenant },
+    }
+    expect(await realWorkingDirectories(context, 'write')).toEqual([path.join(tenant, 'work')])
+    await rename(tenant, path.join(temp, 'tenant-moved'))
+    await symlink(other, tenant)
+    // Resolved afresh, the root would follow the link and the cwd with it into the other tree.
+    await expect(realWorkingDirectories(context, 'write')).rejects.toThrow(
+      `The working directory ${context.cwd} no longer lies inside the workspace`,
     )
   })
 })
