@@ -107,7 +107,7 @@ export const ReadTool = buildTool({
       resolved,
     )
     try {
-      return await readOpened(input, context, opened.realPath, opened.fd)
+      return await readOpened(input, context, opened.realPath, opened.fd, opened.stats)
     } finally {
       await opened.close()
     }
@@ -124,10 +124,11 @@ export const ReadTool = buildTool({
  * Reads the file open on `fd`. A small one is read whole, synchronously, and every step below
  * works on those bytes; a larger one is sniffed and streamed through the threadpool
  * (docs/adr/0480-small-files-are-read-synchronously.md). The kernel answers fstat
- * from the descriptor (docs/adr/0386).
+ * from the descriptor (docs/adr/0386), unless validation's stats are of this very object, taken
+ * in this turn (`named`, docs/adr/0522): a file that grew since is read as readSmallSync says.
  */
-async function readOpened(input: ReadInput, context: ToolUseContext, realPath: string, fd: number) {
-  const stats = fstatSync(fd)
+async function readOpened(input: ReadInput, context: ToolUseContext, realPath: string, fd: number, named?: Stats) {
+  const stats = named ?? fstatSync(fd)
   if (!stats.isFile()) throw new Error(`${input.file_path} is not a regular file.`)
   const whole = readSmallSync(fd, stats.size)
   const kind = detectFileKind(realPath, whole ?? (await readHead(fd)))

@@ -1,4 +1,4 @@
-import { closeSync } from 'node:fs'
+import { closeSync, type Stats } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { errorCode } from '../../paths/error-code.js'
@@ -140,8 +140,11 @@ export async function openConfinedFile(
   }
 }
 
-/** A checked descriptor: `close` closes it the way it was opened. */
-export type ConfinedDescriptor = { realPath: string; fd: number; close: () => Promise<void> }
+/**
+ * A checked descriptor: `close` closes it the way it was opened. `stats`: the object's, when it
+ * was named in this turn (docs/adr/0522); the caller fstats the descriptor otherwise.
+ */
+export type ConfinedDescriptor = { realPath: string; fd: number; close: () => Promise<void>; stats?: Stats }
 
 /**
  * openConfinedFile as a descriptor opened synchronously where /proc/self/fd allows, no
@@ -162,7 +165,11 @@ export async function openConfinedDescriptor(
   const { realPath, roots, named } = resolved ?? (await confine(filePath, context, access))
   try {
     // The object validation named, when it was named in this turn (docs/adr/0522).
-    const fd = (named && openNamedFile(named, flags)) ?? openFileInsideSync(roots, realPath, flags, options)
+    const reopened = named && openNamedFile(named, flags)
+    if (named && reopened !== undefined) {
+      return { realPath, fd: reopened, close: async () => closeSync(reopened), stats: named.stats }
+    }
+    const fd = openFileInsideSync(roots, realPath, flags, options)
     if (fd !== undefined) return { realPath, fd, close: async () => closeSync(fd) }
     const handle = await openFileInside(roots, realPath, flags, options)
     return { realPath, fd: handle.fd, close: () => handle.close() }

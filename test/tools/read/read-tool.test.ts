@@ -1,4 +1,5 @@
 // Pins Read: numbered lines, offset/limit, long lines, empty/binary/image files, confinement, readFileState.
+import { appendFileSync } from 'node:fs'
 import { readFile, rename, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -156,6 +157,17 @@ describe('Read', () => {
     await new Promise((resolve) => setImmediate(resolve))
     const result = await ReadTool.call(input, ctx)
     expect(ReadTool.mapToolResult(result.data as never).content).toBe('     1\tlater')
+  })
+
+  it('reads what a file holds at the call, though validation’s stats are older (docs/adr/0522)', async () => {
+    const file = path.join(workspace.cwd, 'grows.txt')
+    await writeFile(file, 'one\n')
+    const ctx = context()
+    const input = { file_path: 'grows.txt' }
+    expect(await ReadTool.validateInput?.(input, ctx)).toEqual({ result: true })
+    appendFileSync(file, 'two\n')
+    const result = await ReadTool.call(input, ctx)
+    expect(ReadTool.mapToolResult(result.data as never).content).toBe('     1\tone\n     2\ttwo')
   })
 
   it('reads persisted outputs in the blob directory', async () => {
