@@ -34,7 +34,7 @@ function keepForThisTurn(named: NamedFile): void {
  * stats are that object's. One lookup of the path instead of realpath(3)'s one per component and
  * a stat's (docs/adr/0522-a-read-names-its-file-once.md). Undefined when it cannot be named so
  * (missing, a loop, no /proc): the caller resolves as before. The descriptor lives until the end
- * of this turn unless the call takes it (takeNamedFile).
+ * of this turn unless the call takes it (openNamedFile).
  */
 export function nameExistingFile(absolutePath: string): NamedFile | undefined {
   if (O_PATH === undefined) return undefined
@@ -58,9 +58,9 @@ export function nameExistingFile(absolutePath: string): NamedFile | undefined {
 }
 
 /**
- * The regular file `named` opened for reading (only) through its descriptor, when it was named in this
- * turn and not taken yet: the object validation named and checked, whatever its path has become
- * since, never a device or FIFO (its stats said regular). Undefined otherwise: the caller opens
+ * The regular file `named` opened for reading (only) through its descriptor, when it was named
+ * in this turn and not taken yet: the object validation named and checked, whatever its path has
+ * become since, never a device or FIFO (its stats said regular). Undefined otherwise: the caller opens
  * by path through checked descriptors (docs/adr/0468). The caller closes the returned descriptor.
  */
 export function openNamedFile(named: NamedFile, flags: number): number | undefined {

@@ -37,6 +37,25 @@ describe('isInside', () => {
     expect(isInside(root, candidate)).toBe(inside)
   })
 
+  it('answers as path.relative does for every mix of components (docs/adr/0524)', () => {
+    const reference = (root: string, candidate: string) => {
+      const relative = path.relative(root, candidate)
+      return (
+        relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
+      )
+    }
+    const parts = ['a', 'b', 'ab', '..cache', '..', '.', '', 'a.']
+    const paths = ['/']
+    for (const first of parts) {
+      paths.push(`/${first}`, `/${first}/`)
+      for (const second of parts) paths.push(`/${first}/${second}`, `/a/${first}/${second}`)
+    }
+    for (const root of paths) {
+      for (const candidate of paths)
+        expect([root, candidate, isInside(root, candidate)]).toEqual([root, candidate, reference(root, candidate)])
+    }
+  })
+
   it('isInsideAny accepts a candidate inside any one of the roots', () => {
     expect(isInsideAny(['/a', '/b'], '/b/c')).toBe(true)
     expect(isInsideAny(['/a', '/b'], '/c')).toBe(false)
