@@ -21,6 +21,20 @@ function remember(absolutePath: string, real: string): string {
   return real
 }
 
+/** This turn's resolution of `absolutePath`, when one was made. */
+export function knownRealPath(absolutePath: string): string | undefined {
+  return thisTurn?.get(absolutePath)
+}
+
+/**
+ * Records `real` as this turn's resolution of `absolutePath`, made another way (a file named by
+ * its descriptor, docs/adr/0522-a-read-names-its-file-once.md): later lookups in the turn, the
+ * permission rules' among them (docs/adr/0466), get it.
+ */
+export function rememberRealPath(absolutePath: string, real: string): void {
+  remember(absolutePath, real)
+}
+
 /**
  * The real path of an absolute directory (or any path): one synchronous realpath(3) for a path
  * that exists (a few system calls, cheaper than a threadpool round trip), the async

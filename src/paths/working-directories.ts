@@ -37,10 +37,32 @@ export function workingDirectories(context: WorkingDirectoryContext, access: Pat
   return directories
 }
 
+/**
+ * The tenants' workspace roots as real paths, resolved at their first check and kept: the check
+ * of 0090 holds each working directory to where the root really was, and a root moved or
+ * replaced by a link since then refuses the calls instead of re-rooting them
+ * (docs/adr/0523-the-workspace-root-is-resolved-once.md). Bounded: cleared past this many.
+ */
+const realRoots = new Map<string, string>()
+const MAX_KEPT_ROOTS = 1_024
+
+/** The kept real path of the root `rootPath` (absolute), resolved now when it exists and was not yet; undefined when it does not. */
+function existingRealRoot(rootPath: string): string | undefined {
+  const kept = realRoots.get(rootPath)
+  if (kept !== undefined) return kept
+  const real = existingRealDirectory(rootPath)
+  if (real === undefined) return undefined
+  if (realRoots.size >= MAX_KEPT_ROOTS) realRoots.clear()
+  realRoots.set(rootPath, real)
+  return real
+}
+
 /** The tenant's workspace root as a real path, or undefined when the context names none. */
 export async function realWorkspaceRoot(context: WorkingDirectoryContext): Promise<string | undefined> {
   const root = context.environment?.workspaceRoot
-  return root === undefined ? undefined : realDirectory(path.resolve(root))
+  if (root === undefined) return undefined
+  const absolute = path.resolve(root)
+  return existingRealRoot(absolute) ?? realDirectory(absolute)
 }
 
 /**
@@ -50,7 +72,8 @@ export async function realWorkspaceRoot(context: WorkingDirectoryContext): Promi
  * directory must still lie inside the tenant's workspace root, or the whole call is refused
  * with a WorkingDirectoryEscapeError (docs/adr/0090-working-directories-checked-per-call.md).
  * The blob directory is the service's own and is not under the tenant's root. Each directory is
- * resolved at most once per turn of the event loop (docs/adr/0152-working-directory-check-once-per-turn.md).
+ * resolved at most once per turn of the event loop (docs/adr/0152-working-directory-check-once-per-turn.md),
+ * the root once (docs/adr/0523).
  */
 export async function realWorkingDirectories(context: WorkingDirectoryContext, access: PathAccess): Promise<string[]> {
   return existingWorkingDirectories(context, access) ?? resolveWorkingDirectories(context, access)
@@ -72,7 +95,7 @@ async function resolveWorkingDirectories(context: WorkingDirectoryContext, acces
  */
 function existingWorkingDirectories(context: WorkingDirectoryContext, access: PathAccess): string[] | undefined {
   const rootPath = context.environment?.workspaceRoot
-  const root = rootPath === undefined ? undefined : existingRealDirectory(path.resolve(rootPath))
+  const root = rootPath === undefined ? undefined : existingRealRoot(path.resolve(rootPath))
   if (rootPath !== undefined && root === undefined) return undefined
   const held = [context.cwd, ...context.permissionContext.additionalWorkingDirectories]
   const real: string[] = []

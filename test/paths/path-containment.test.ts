@@ -1,6 +1,6 @@
 // Pins the one path-containment rule (docs/adr/0065, 0066): isInside's edge cases, both real-path
 // resolvers over real temp dirs and symlinks, and that sessions, tools and working directories use it.
-import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, rename, rm, symlink } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -35,6 +35,25 @@ describe('isInside', () => {
     ['a very long component', '/work', `/work/${LONG}`, true],
   ])('%s', (_name, root, candidate, inside) => {
     expect(isInside(root, candidate)).toBe(inside)
+  })
+
+  it('answers as path.relative does for every mix of components (docs/adr/0524)', () => {
+    const reference = (root: string, candidate: string) => {
+      const relative = path.relative(root, candidate)
+      return (
+        relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
+      )
+    }
+    const parts = ['a', 'b', 'ab', '..cache', '..', '.', '', 'a.']
+    const paths = ['/']
+    for (const first of parts) {
+      paths.push(`/${first}`, `/${first}/`)
+      for (const second of parts) paths.push(`/${first}/${second}`, `/a/${first}/${second}`)
+    }
+    for (const root of paths) {
+      for (const candidate of paths)
+        expect([root, candidate, isInside(root, candidate)]).toEqual([root, candidate, reference(root, candidate)])
+    }
   })
 
   it('isInsideAny accepts a candidate inside any one of the roots', () => {
@@ -131,6 +150,25 @@ describe('real paths and containment on a real file system', () => {
     await expect(realWorkingDirectories(context, 'read')).rejects.toBeInstanceOf(WorkingDirectoryEscapeError)
     await expect(resolveConfinedPath(path.join(root, 'file'), context, 'write')).rejects.toThrow(
       `The working directory ${granted} no longer lies inside the workspace`,
+    )
+  })
+
+  it('keeps the root where it really was: a root replaced by a link to another tree refuses its calls (docs/adr/0523)', async () => {
+    const tenant = path.join(temp, 'tenant')
+    const other = path.join(temp, 'other-tenant')
+    await mkdir(path.join(tenant, 'work'), { recursive: true })
+    await mkdir(path.join(other, 'work'), { recursive: true })
+    const context = {
+      cwd: path.join(tenant, 'work'),
+      permissionContext: { additionalWorkingDirectories: [] },
+      environment: { workspaceRoot: tenant },
+    }
+    expect(await realWorkingDirectories(context, 'write')).toEqual([path.join(tenant, 'work')])
+    await rename(tenant, path.join(temp, 'tenant-moved'))
+    await symlink(other, tenant)
+    // Resolved afresh, the root would follow the link and the cwd with it into the other tree.
+    await expect(realWorkingDirectories(context, 'write')).rejects.toThrow(
+      `The working directory ${context.cwd} no longer lies inside the workspace`,
     )
   })
 })

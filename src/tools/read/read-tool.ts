@@ -72,9 +72,11 @@ export const ReadTool = buildTool({
   prompt: PROMPT,
   getPath: (input: ReadInput) => input.file_path,
   async validateInput(input: ReadInput, context) {
-    const confined = await tryResolveConfinedPath(input.file_path, context, 'read')
+    // Named once: its real path and stats from one descriptor the call reopens
+    // (docs/adr/0522-a-read-names-its-file-once.md).
+    const confined = await tryResolveConfinedPath(input.file_path, context, 'read', true)
     if (!confined.ok) return { result: false, message: confined.message }
-    const stats = statOrNull(confined.realPath)
+    const stats = confined.named?.stats ?? statOrNull(confined.realPath)
     if (!stats)
       return {
         result: false,
@@ -105,7 +107,7 @@ export const ReadTool = buildTool({
       resolved,
     )
     try {
-      return await readOpened(input, context, opened.realPath, opened.fd)
+      return await readOpened(input, context, opened.realPath, opened.fd, opened.stats)
     } finally {
       await opened.close()
     }
@@ -122,10 +124,11 @@ export const ReadTool = buildTool({
  * Reads the file open on `fd`. A small one is read whole, synchronously, and every step below
  * works on those bytes; a larger one is sniffed and streamed through the threadpool
  * (docs/adr/0480-small-files-are-read-synchronously.md). The kernel answers fstat
- * from the descriptor (docs/adr/0386).
+ * from the descriptor (docs/adr/0386), unless validation's stats are of this very object, taken
+ * in this turn (`named`, docs/adr/0522): a file that grew since is read as readSmallSync says.
  */
-async function readOpened(input: ReadInput, context: ToolUseContext, realPath: string, fd: number) {
-  const stats = fstatSync(fd)
+async function readOpened(input: ReadInput, context: ToolUseContext, realPath: string, fd: number, named?: Stats) {
+  const stats = named ?? fstatSync(fd)
   if (!stats.isFile()) throw new Error(`${input.file_path} is not a regular file.`)
   const whole = readSmallSync(fd, stats.size)
   const kind = detectFileKind(realPath, whole ?? (await readHead(fd)))

@@ -1,10 +1,11 @@
-import { closeSync } from 'node:fs'
+import { closeSync, type Stats } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { errorCode } from '../../paths/error-code.js'
 import { isInside, isInsideAny } from '../../paths/is-inside.js'
+import { type NamedFile, nameExistingFile, openNamedFile } from '../../paths/named-file.js'
 import { openFileInside, openFileInsideSync, PathChangedError } from '../../paths/open-inside.js'
-import { existingRealDirectory, realDirectory } from '../../paths/real-directory.js'
+import { existingRealDirectory, knownRealPath, realDirectory, rememberRealPath } from '../../paths/real-directory.js'
 import {
   type PathAccess,
   realWorkingDirectories,
@@ -34,6 +35,7 @@ async function confine(
   filePath: string,
   context: WorkingDirectoryContext,
   access: PathAccess,
+  name = false,
 ): Promise<ConfinedResolution> {
   if (filePath.trim() === '') throw new PathConfinementError('The path is empty: give an absolute path.')
   if (filePath.includes('\u0000')) throw new PathConfinementError('The path contains a NUL byte.')
@@ -60,8 +62,11 @@ async function confine(
     throw new PathConfinementError(`The path is longer than ${MAX_PATH_BYTES} bytes.`)
   }
   // Resolved once per turn: the permission rules decide on this very resolution
-  // (docs/adr/0466-the-rules-see-the-path-validation-resolved.md).
+  // (docs/adr/0466-the-rules-see-the-path-validation-resolved.md). Named by a descriptor when the
+  // caller asks and the turn has no resolution yet (docs/adr/0522-a-read-names-its-file-once.md).
+  const named = name ? nameInThisTurn(absolutePath) : undefined
   const realPath =
+    named?.realPath ??
     existingRealDirectory(absolutePath) ??
     (await realDirectory(absolutePath).catch((error: unknown) => {
       // ELOOP, ENAMETOOLONG and the like: the system's message would name the real path.
@@ -69,10 +74,10 @@ async function confine(
         `The path ${absolutePath} cannot be resolved (${errorCode(error) ?? 'unknown error'}).`,
       )
     }))
-  if (isInsideAny(roots, realPath)) return { realPath, roots }
+  if (isInsideAny(roots, realPath)) return { realPath, roots, named }
   if (access === 'read' && context.environment?.blobDirectory) {
     roots = await realWorkingDirectories(context, 'read')
-    if (isInsideAny(roots, realPath)) return { realPath, roots }
+    if (isInsideAny(roots, realPath)) return { realPath, roots, named }
   }
   const allowed = workingDirectories(context, access)
   // Where a link points is shown only when it stays in the tenant's own tree: errors never
@@ -90,6 +95,14 @@ async function confine(
     )
   }
   throw new PathConfinementError(`The path ${shown} is outside the allowed working directories: ${allowed.join(', ')}.`)
+}
+
+/** The file named by a descriptor and its name remembered for the turn, when no resolution of it was made yet. */
+function nameInThisTurn(absolutePath: string): NamedFile | undefined {
+  if (knownRealPath(absolutePath) !== undefined) return undefined
+  const named = nameExistingFile(absolutePath)
+  if (named) rememberRealPath(absolutePath, named.realPath)
+  return named
 }
 
 /**
@@ -127,15 +140,19 @@ export async function openConfinedFile(
   }
 }
 
-/** A checked descriptor: `close` closes it the way it was opened. */
-export type ConfinedDescriptor = { realPath: string; fd: number; close: () => Promise<void> }
+/**
+ * A checked descriptor: `close` closes it the way it was opened. `stats`: the object's, when it
+ * was named in this turn (docs/adr/0522); the caller fstats the descriptor otherwise.
+ */
+export type ConfinedDescriptor = { realPath: string; fd: number; close: () => Promise<void>; stats?: Stats }
 
 /**
  * openConfinedFile as a descriptor opened synchronously where /proc/self/fd allows, no
  * threadpool round trip (docs/adr/0480-small-files-are-read-synchronously.md), and
  * through openFileInside where it does not. `resolved`: the resolution this call's validation
  * made, opened as it is; the open still verifies the object against it
- * (docs/adr/0462-a-call-opens-the-path-its-validation-resolved.md). The caller calls `close`.
+ * (docs/adr/0462-a-call-opens-the-path-its-validation-resolved.md), or, when validation named
+ * the file in this turn, reopens that very object (docs/adr/0522). The caller calls `close`.
  */
 export async function openConfinedDescriptor(
   filePath: string,
@@ -145,8 +162,13 @@ export async function openConfinedDescriptor(
   options: { createParents: boolean } = { createParents: false },
   resolved?: ConfinedResolution,
 ): Promise<ConfinedDescriptor> {
-  const { realPath, roots } = resolved ?? (await confine(filePath, context, access))
+  const { realPath, roots, named } = resolved ?? (await confine(filePath, context, access))
   try {
+    // The object validation named, when it was named in this turn (docs/adr/0522).
+    const reopened = named && openNamedFile(named, flags)
+    if (named && reopened !== undefined) {
+      return { realPath, fd: reopened, close: async () => closeSync(reopened), stats: named.stats }
+    }
     const fd = openFileInsideSync(roots, realPath, flags, options)
     if (fd !== undefined) return { realPath, fd, close: async () => closeSync(fd) }
     const handle = await openFileInside(roots, realPath, flags, options)
@@ -159,15 +181,17 @@ export async function openConfinedDescriptor(
 
 /**
  * resolveConfinedPath with the refusal as a value, for validation: a path outside the working
- * directories is the model's to fix, not a fault. Any other error still throws.
+ * directories is the model's to fix, not a fault. Any other error still throws. `name`: an
+ * existing path is named by a descriptor the call can reopen in this turn (docs/adr/0522).
  */
 export async function tryResolveConfinedPath(
   filePath: string,
   context: WorkingDirectoryContext,
   access: PathAccess,
+  name = false,
 ): Promise<ConfinedPath> {
   try {
-    return { ok: true, ...(await confine(filePath, context, access)) }
+    return { ok: true, ...(await confine(filePath, context, access, name)) }
   } catch (error) {
     if (error instanceof PathConfinementError) return { ok: false, message: error.message }
     throw error

@@ -1,7 +1,11 @@
+import type { NamedFile } from '../../paths/named-file.js'
 import type { WorkingDirectoryContext } from '../../paths/working-directories.js'
 
-/** A path validation confined: its real path and the real working directories it was checked against. */
-export type ConfinedResolution = { realPath: string; roots: string[] }
+/**
+ * A path validation confined: its real path, the real working directories it was checked
+ * against, and the descriptor that named it when it was named (docs/adr/0522).
+ */
+export type ConfinedResolution = { realPath: string; roots: string[]; named?: NamedFile | undefined }
 
 type Remembered = ConfinedResolution & { path: string; cwd: string }
 
@@ -20,7 +24,13 @@ export function rememberResolution(
   context: WorkingDirectoryContext,
   resolution: ConfinedResolution,
 ): void {
-  resolutions.set(input, { path, cwd: context.cwd, realPath: resolution.realPath, roots: resolution.roots })
+  resolutions.set(input, {
+    path,
+    cwd: context.cwd,
+    realPath: resolution.realPath,
+    roots: resolution.roots,
+    named: resolution.named,
+  })
 }
 
 /**
@@ -36,5 +46,5 @@ export function takeResolution(
   if (remembered === undefined) return undefined
   resolutions.delete(input)
   if (remembered.path !== path || remembered.cwd !== context.cwd) return undefined
-  return { realPath: remembered.realPath, roots: remembered.roots }
+  return { realPath: remembered.realPath, roots: remembered.roots, named: remembered.named }
 }

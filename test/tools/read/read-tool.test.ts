@@ -1,5 +1,6 @@
 // Pins Read: numbered lines, offset/limit, long lines, empty/binary/image files, confinement, readFileState.
-import { readFile, writeFile } from 'node:fs/promises'
+import { appendFileSync } from 'node:fs'
+import { readFile, rename, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SNIFF_BYTES } from '../../../src/tools/read/detect-file-kind.js'
@@ -133,6 +134,40 @@ describe('Read', () => {
       ok: false,
       message: expect.stringContaining('outside the allowed working directories'),
     })
+  })
+
+  it('names the file once per call: a link swapped in between two Reads is refused (docs/adr/0522)', async () => {
+    const file = path.join(workspace.cwd, 'swap.txt')
+    await writeFile(file, 'inside\n')
+    expect(await readText({ file_path: 'swap.txt' })).toBe('     1\tinside')
+    await writeFile(path.join(workspace.outside, 'secret.txt'), 'secret\n')
+    await rename(file, path.join(workspace.cwd, 'moved.txt'))
+    await symlink(path.join(workspace.outside, 'secret.txt'), file)
+    expect(await runTool(ReadTool, { file_path: 'swap.txt' }, context())).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('outside the allowed working directories'),
+    })
+  })
+
+  it('reads by path when its call comes in a later turn than its validation (docs/adr/0522)', async () => {
+    await writeFile(path.join(workspace.cwd, 'later.txt'), 'later\n')
+    const ctx = context()
+    const input = { file_path: 'later.txt' }
+    expect(await ReadTool.validateInput?.(input, ctx)).toEqual({ result: true })
+    await new Promise((resolve) => setImmediate(resolve))
+    const result = await ReadTool.call(input, ctx)
+    expect(ReadTool.mapToolResult(result.data as never).content).toBe('     1\tlater')
+  })
+
+  it('reads what a file holds at the call, though validation’s stats are older (docs/adr/0522)', async () => {
+    const file = path.join(workspace.cwd, 'grows.txt')
+    await writeFile(file, 'one\n')
+    const ctx = context()
+    const input = { file_path: 'grows.txt' }
+    expect(await ReadTool.validateInput?.(input, ctx)).toEqual({ result: true })
+    appendFileSync(file, 'two\n')
+    const result = await ReadTool.call(input, ctx)
+    expect(ReadTool.mapToolResult(result.data as never).content).toBe('     1\tone\n     2\ttwo')
   })
 
   it('reads persisted outputs in the blob directory', async () => {
