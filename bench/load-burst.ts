@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
-import { readHeap, waitForCompaction } from './lib/idle-compaction.js'
+import { waitForCompaction, watchHeap } from './lib/idle-compaction.js'
 import { emitFigures, type Figure } from './lib/report.js'
 import { REPOSITORY, startService } from './lib/server-process.js'
 
@@ -37,8 +37,6 @@ const duration = Number(values.duration)
 const MB = 2 ** 20
 /** Sequential runs of the idle floor: about 2.5 s of the bench with `sleep 0.2`. */
 const FLOOR_SAMPLES = 10
-/** The loaded stretch before the baseline (s): the burst's load, long enough for the idle compaction's rule to fire (ADR 0518). */
-const STRETCH_S = 3
 const round = (value: number) => Math.round(value * 1000) / 1000
 
 const percentile = (sorted: number[], p: number) =>
@@ -145,8 +143,9 @@ async function loadBurst(): Promise<Figure[]> {
     // (docs/adr/0518). Read right after the warm-up the heap was compacted in some runs and full of
     // garbage in most, so the ratio compared two different states.
     const stretchStarted = performance.now()
-    const stretch = summary(await cannon(url, capacity * 10, body, STRETCH_S))
-    const before = await waitForCompaction(service.url, await readHeap(service.url), stretchStarted)
+    const stretchHeap = watchHeap(service.url)
+    const stretch = summary(await cannon(url, capacity * 10, body))
+    const before = await waitForCompaction(service.url, await stretchHeap.stop(), stretchStarted)
     const rssBefore = await service.rss()
     let rssPeak = rssBefore
     const sampler = setInterval(() => {
@@ -157,18 +156,19 @@ async function loadBurst(): Promise<Figure[]> {
         () => undefined,
       )
     }, 100)
+    const loadHeap = watchHeap(service.url)
     const steadyConnections = Math.max(1, capacity / 2)
     const steady = summary(await cannon(url, steadyConnections, body))
     const burstDone = cannon(url, capacity * 10, body)
     const health = await probeHealth(service.url, { until: burstDone })
     const burst = summary(await burstDone)
     const burstEnded = performance.now()
-    const burstMark = await readHeap(service.url)
+    const loadWatched = await loadHeap.stop()
     await delay(Number(values.settle) * 1000)
     clearInterval(sampler)
     const rssAtSettle = await service.rss()
     // Returns at once when the compaction already ran; otherwise the reading waits for it (ADR 0518).
-    const after = await waitForCompaction(service.url, burstMark, burstEnded)
+    const after = await waitForCompaction(service.url, loadWatched, burstEnded)
     const rssAfter = after.waitedS > Number(values.settle) ? await service.rss() : rssAtSettle
     const during = spread(health)
     const healthP99 = during.p99Ms
@@ -227,7 +227,7 @@ async function loadBurst(): Promise<Figure[]> {
           // Which state each reading is in, and how long after its load it was taken (ADR 0518).
           before: {
             ...before,
-            loadedStretch: { seconds: STRETCH_S, connections: capacity * 10, requests: stretch.requests },
+            loadedStretch: { seconds: duration, connections: capacity * 10, requests: stretch.requests },
           },
           after: { ...after, rssAtSettleMb: round(rssAtSettle / MB) },
         },

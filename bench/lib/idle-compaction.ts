@@ -32,23 +32,47 @@ export async function readHeap(baseUrl: string): Promise<HeapReading> {
 }
 
 /**
- * Polls `/metrics` every 250 ms from `mark` (a reading taken when the load ended) until a major
- * collection has shrunk the heap, or `timeoutS` passed. Idle waiting: the loop must stay idle for
- * the compaction to run at all, and these probes are a few per second.
+ * The heap's highest committed size while a load runs, read every 250 ms from before it starts:
+ * the compaction can come in the moment between the load's end and the first reading after it.
+ */
+export function watchHeap(baseUrl: string): { stop(): Promise<{ start: HeapReading; highestBytes: number }> } {
+  const start = readHeap(baseUrl)
+  let highest = 0
+  let watching = true
+  const loop = (async () => {
+    while (watching) {
+      highest = Math.max(highest, (await readHeap(baseUrl).catch(() => undefined))?.heapTotalBytes ?? 0)
+      await delay(250)
+    }
+  })()
+  return {
+    async stop() {
+      watching = false
+      await loop
+      return { start: await start, highestBytes: highest }
+    },
+  }
+}
+
+/**
+ * Polls `/metrics` every 250 ms after a load until a major collection since the load began
+ * (`watched.start`) has left the heap `MIN_DROP` below its highest, or `timeoutS` passed. Idle
+ * waiting: the loop must stay idle for the compaction to run at all, and these probes are a
+ * few per second.
  */
 export async function waitForCompaction(
   baseUrl: string,
-  mark: HeapReading,
+  watched: { start: HeapReading; highestBytes: number },
   startedAt: number,
   timeoutS = 15,
 ): Promise<CompactionState> {
-  let highest = mark.heapTotalBytes
+  let highest = watched.highestBytes
   for (;;) {
     const now = await readHeap(baseUrl)
     highest = Math.max(highest, now.heapTotalBytes)
     const waitedS = Math.round((performance.now() - startedAt) / 100) / 10
     const heapTotalMb = Math.round(now.heapTotalBytes / 2 ** 17) / 8
-    if (now.majorCollections > mark.majorCollections && now.heapTotalBytes <= highest - MIN_DROP)
+    if (now.majorCollections > watched.start.majorCollections && now.heapTotalBytes <= highest - MIN_DROP)
       return { state: 'compacted', waitedS, heapTotalMb }
     if (waitedS >= timeoutS) return { state: 'not compacted', waitedS, heapTotalMb }
     await delay(250)
