@@ -5,7 +5,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises'
 
-export type HeapReading = { majorCollections: number; heapTotalBytes: number }
+type HeapReading = { majorCollections: number; heapTotalBytes: number }
 
 export type CompactionState = {
   /** `compacted`: a major collection after the mark shrank the heap by `MIN_DROP` or more. */
@@ -23,7 +23,7 @@ function sample(text: string, name: string): number {
   return Number(line?.slice(line.lastIndexOf(' ') + 1) ?? Number.NaN)
 }
 
-export async function readHeap(baseUrl: string): Promise<HeapReading> {
+async function readHeap(baseUrl: string): Promise<HeapReading> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text()
   return {
     majorCollections: sample(text, 'nodejs_gc_duration_seconds_count{kind="major"}'),
