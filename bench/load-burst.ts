@@ -5,7 +5,8 @@
  * is one run of one Bash call. Reports latency p50/p99, the share of 429/503 answers, /healthz
  * latency during the burst (goal p99 < 100 ms) with its floor (the same probes against the idle
  * server, before the steady phase) and the server's RSS before, at peak and after
- * (goal: back within 10% of the start), to $BENCH_JSON when the suite runner asks
+ * (goal: back within 10% of the start), both read once the service's idle compaction has run after a
+ * stretch of load (docs/adr/0518-the-load-burst-reads-rss-in-one-state.md), to $BENCH_JSON when the suite runner asks
  * (bench/run-all.ts; docs/reliability.md cites a run).
  *
  *   npx tsx bench/load-burst.ts [--capacity 32] [--duration 5] [--settle 5] [--command "sleep 0.2"] [--profile DIR]
@@ -18,6 +19,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
+import { waitForCompaction, watchHeap } from './lib/idle-compaction.js'
 import { emitFigures, type Figure } from './lib/report.js'
 import { REPOSITORY, startService } from './lib/server-process.js'
 
@@ -48,9 +50,9 @@ type CannonResult = {
 }
 
 /** autocannon's CLI in its own process: the load generator never shares the probes' event loop. */
-async function cannon(url: string, connections: number, body: string): Promise<CannonResult> {
+async function cannon(url: string, connections: number, body: string, seconds = duration): Promise<CannonResult> {
   const args = [path.join(REPOSITORY, 'node_modules/autocannon/autocannon.js'), '--json']
-  args.push('-c', String(connections), '-d', String(duration), '-m', 'POST')
+  args.push('-c', String(connections), '-d', String(seconds), '-m', 'POST')
   args.push('-H', 'content-type=application/json', '-b', body, url)
   const child = spawn(process.execPath, args, { cwd: REPOSITORY, stdio: ['ignore', 'pipe', 'ignore'] })
   let out = ''
@@ -137,6 +139,13 @@ async function loadBurst(): Promise<Figure[]> {
     alone.sort((a, b) => a - b)
     const aloneP99 = round(percentile(alone, 99))
     const idle = spread(await probeHealth(service.url, { count: 100 }))
+    // Both RSS readings in the state the service settles in after load: its idle compaction done
+    // (docs/adr/0518). Read right after the warm-up the heap was compacted in some runs and full of
+    // garbage in most, so the ratio compared two different states.
+    const stretchStarted = performance.now()
+    const stretchHeap = watchHeap(service.url)
+    const stretch = summary(await cannon(url, capacity * 10, body))
+    const before = await waitForCompaction(service.url, await stretchHeap.stop(), stretchStarted)
     const rssBefore = await service.rss()
     let rssPeak = rssBefore
     const sampler = setInterval(() => {
@@ -147,14 +156,20 @@ async function loadBurst(): Promise<Figure[]> {
         () => undefined,
       )
     }, 100)
+    const loadHeap = watchHeap(service.url)
     const steadyConnections = Math.max(1, capacity / 2)
     const steady = summary(await cannon(url, steadyConnections, body))
     const burstDone = cannon(url, capacity * 10, body)
     const health = await probeHealth(service.url, { until: burstDone })
     const burst = summary(await burstDone)
+    const burstEnded = performance.now()
+    const loadWatched = await loadHeap.stop()
     await delay(Number(values.settle) * 1000)
     clearInterval(sampler)
-    const rssAfter = await service.rss()
+    const rssAtSettle = await service.rss()
+    // Returns at once when the compaction already ran; otherwise the reading waits for it (ADR 0518).
+    const after = await waitForCompaction(service.url, loadWatched, burstEnded)
+    const rssAfter = after.waitedS > Number(values.settle) ? await service.rss() : rssAtSettle
     const during = spread(health)
     const healthP99 = during.p99Ms
     const growth = rssAfter / rssBefore - 1
@@ -207,7 +222,15 @@ async function loadBurst(): Promise<Figure[]> {
         ratio: round(rssAfter / rssBefore),
         goal: { atMost: 1.1 },
         met: growth <= 0.1,
-        details: { peakMb: round(rssPeak / MB) },
+        details: {
+          peakMb: round(rssPeak / MB),
+          // Which state each reading is in, and how long after its load it was taken (ADR 0518).
+          before: {
+            ...before,
+            loadedStretch: { seconds: duration, connections: capacity * 10, requests: stretch.requests },
+          },
+          after: { ...after, rssAtSettleMb: round(rssAtSettle / MB) },
+        },
       },
     ]
   } finally {
