@@ -1,21 +1,13 @@
 // Pins a file named by its descriptor (docs/adr/0522-a-read-names-its-file-once.md) on a real file
 // system: the name is the kernel's real path, the reopen reads the very object named whatever its
 // path has become, only within the turn it was named in, and never anything but a regular file.
-import { closeSync, constants, readSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+import { constants, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { nameExistingFile, openNamedFile } from '../../src/paths/named-file.js'
-
-function readAll(fd: number): string {
-  const buffer = Buffer.alloc(256)
-  try {
-    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8')
-  } finally {
-    closeSync(fd)
-  }
-}
+import { readDescriptorAndClose } from '../helpers/read-descriptor.js'
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 
@@ -34,7 +26,7 @@ describe.runIf(process.platform === 'linux')('nameExistingFile', () => {
     expect(named?.realPath).toBe(path.join(temp, 'real', 'file.txt'))
     expect(named?.stats.isFile()).toBe(true)
     const fd = named && openNamedFile(named, constants.O_RDONLY)
-    expect(readAll(fd as number)).toBe('named\n')
+    expect(readDescriptorAndClose(fd as number)).toBe('named\n')
     // Taken once: a second open of the same name falls back to the caller's checked open.
     expect(named && openNamedFile(named, constants.O_RDONLY)).toBeUndefined()
   })
@@ -46,7 +38,7 @@ describe.runIf(process.platform === 'linux')('nameExistingFile', () => {
     renameSync(file, path.join(temp, 'real', 'moved.txt'))
     symlinkSync(path.join(temp, 'secret.txt'), file)
     const fd = named && openNamedFile(named, constants.O_RDONLY)
-    expect(readAll(fd as number)).toBe('named\n')
+    expect(readDescriptorAndClose(fd as number)).toBe('named\n')
   })
 
   it('is not reopened in a later turn: the caller opens by path again', async () => {

@@ -1,21 +1,13 @@
 // Pins the one-step open of an existing file (docs/adr/0468-a-checked-file-opens-in-one-step.md)
 // on a real file system: what was checked is what is opened, a link swapped in on the way or in
 // the file's place is refused, and a missing file still takes the walk that makes it.
-import { closeSync, constants, readFileSync, readSync } from 'node:fs'
+import { closeSync, constants, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openFileInsideSync, PathChangedError } from '../../src/paths/open-inside.js'
-
-function readAll(fd: number): string {
-  const buffer = Buffer.alloc(256)
-  try {
-    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8')
-  } finally {
-    closeSync(fd)
-  }
-}
+import { readDescriptorAndClose } from '../helpers/read-descriptor.js'
 
 describe.runIf(process.platform === 'linux')('openFileInsideSync', () => {
   let temp: string
@@ -34,8 +26,10 @@ describe.runIf(process.platform === 'linux')('openFileInsideSync', () => {
 
   it('opens the checked file itself, for reading and for writing', () => {
     const target = path.join(root, 'sub', 'file.txt')
-    expect(readAll(openFileInsideSync([root], target, constants.O_RDONLY) as number)).toBe('inside\n')
-    expect(readAll(openFileInsideSync([root], target, constants.O_RDWR | constants.O_CREAT) as number)).toBe('inside\n')
+    expect(readDescriptorAndClose(openFileInsideSync([root], target, constants.O_RDONLY) as number)).toBe('inside\n')
+    expect(
+      readDescriptorAndClose(openFileInsideSync([root], target, constants.O_RDWR | constants.O_CREAT) as number),
+    ).toBe('inside\n')
   })
 
   it('refuses a path whose directory was swapped for a link after the check', async () => {
