@@ -17,3 +17,13 @@ export function armCallDeadline(call: TrackedCall, callTimeoutMs: number | undef
   const timeoutMs = callTimeoutMs ?? call.tool?.defaultTimeoutMs
   if (timeoutMs !== undefined) startCallTimer(call, timeoutMs)
 }
+
+/**
+ * A call waiting for a person's answer holds no deadline: it may take hours, so the deadline
+ * counts again from when the answer lets it go on (docs/adr/0241-asks-wait-without-holding-a-slot.md).
+ * The run's own deadline still counts.
+ */
+export function pauseCallDeadline(call: TrackedCall, waiting: boolean, callTimeoutMs: number | undefined): void {
+  clearTimeout(call.timer)
+  if (!waiting) armCallDeadline(call, callTimeoutMs)
+}

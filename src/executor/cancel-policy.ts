@@ -1,5 +1,6 @@
 import type { AnyTool } from '../tool/tool.js'
 import type { RunOptions } from './run-options.js'
+import type { TrackedCall } from './tracked-call.js'
 
 /**
  * Whether a call's error cancels its unfinished siblings under the run's `cancel_on_error`
@@ -10,4 +11,9 @@ import type { RunOptions } from './run-options.js'
 export function cancelsSiblings(tool: AnyTool | undefined, policy: RunOptions['cancelOnError']): boolean {
   if (policy === 'none') return false
   return policy === 'any' || tool?.cancelsSiblingsOnError === true
+}
+
+/** What an interrupt stops: only running calls whose tool says it may be cancelled mid-way (docs/design.md §6). */
+export function interruptible(call: TrackedCall): boolean {
+  return call.tool?.interruptBehavior?.() === 'cancel'
 }

@@ -4,20 +4,22 @@ import { startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
 import { admitCallSafely, outcomeBeforeAdmission } from './admit-call.js'
-import { armCallDeadline } from './call-deadline.js'
+import { armCallDeadline, pauseCallDeadline } from './call-deadline.js'
 import { reportFinished } from './call-outcome.js'
 import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
 import { faultLater, progressOf, runInSpan } from './call-pipeline-start.js'
-import { cancelsSiblings } from './cancel-policy.js'
+import { cancelsSiblings, interruptible } from './cancel-policy.js'
 import { describeCall } from './describe-call.js'
 import { pipelineRunOf } from './pipeline-run-of.js'
 import { createResultYielder } from './result-yielder.js'
 import type { AddToolUseOptions, RunExecutor, RunExecutorOptions, RunOutcome } from './run-executor-types.js'
+import { armRunDeadline, checkedMaxConcurrency } from './run-limits.js'
 import type { CancelMode } from './run-options.js'
-import { canStart, type ExecutingSet } from './scheduling-rule.js'
+import { completionEvent, runOutcome } from './run-outcome.js'
+import { canStart, countQueued, type ExecutingSet } from './scheduling-rule.js'
 import { withSessionAllowRule } from './session-allow-rule.js'
 import type { SessionContext } from './session-context.js'
-import { applyContextModifier, toCallContext } from './session-context.js'
+import { applyContextModifier, applyDeferredModifiers, toCallContext } from './session-context.js'
 import { abortCall, type TrackedCall, trackCall } from './tracked-call.js'
 
 const RESOLVED = Promise.resolve()
@@ -30,12 +32,7 @@ const RESOLVED = Promise.resolve()
 export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   const { runId, sink, tools } = options
   const pipelineRun = pipelineRunOf(options)
-  const maxConcurrency = options.options.maxConcurrency
-  // A bad cap is the caller's bug (config and request options are validated at the edge): say so
-  // rather than repair it silently.
-  if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) {
-    throw new TypeError(`Expected \`maxConcurrency\` to be an integer from 1 and up, got ${maxConcurrency}`)
-  }
+  const maxConcurrency = checkedMaxConcurrency(options.options.maxConcurrency)
   const calls: TrackedCall[] = []
   /** How many calls hold a `deferredModifier`: flushing is free while there are none. */
   let deferredModifiers = 0
@@ -67,12 +64,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     budget: options.options.maxResultChars,
   })
 
-  const runTimeoutMs = options.options.runTimeoutMs
-  const runTimer =
-    runTimeoutMs === undefined
-      ? undefined
-      : setTimeout(() => stopAll({ kind: 'run-timeout', timeoutMs: runTimeoutMs }), runTimeoutMs)
-  runTimer?.unref?.()
+  const runTimer = armRunDeadline(options.options.runTimeoutMs, stopAll)
 
   const executing: ExecutingSet = { count: 0, unsafe: 0 }
   /** What every call's context and every context modifier is given of the run. */
@@ -84,12 +76,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   function flushGroupModifiers(): void {
     if (deferredModifiers === 0) return
     deferredModifiers = 0
-    for (const call of calls) {
-      const modifier = call.deferredModifier
-      if (modifier === undefined) continue
-      call.deferredModifier = undefined
-      session = applyContextModifier(session, modifier, callFields)
-    }
+    session = applyDeferredModifiers(calls, session, callFields)
   }
 
   /**
@@ -123,16 +110,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     done = true
     clearTimeout(runTimer)
     flushGroupModifiers()
-    const status = cancelled ? 'cancelled' : 'completed'
-    const shutdown = stopReason?.kind === 'shutdown'
-    const outcome: RunOutcome = {
-      status,
-      ...(shutdown ? { cancelReason: 'shutdown' as const } : {}),
-      results: calls.map((call) => call.result!),
-      blobs: yielder.blobs(),
-      context: session,
-    }
-    sink.finish(outcome, { type: 'run.completed', status, ...(shutdown ? { cancel_reason: 'shutdown' as const } : {}) })
+    const outcome = runOutcome(cancelled, stopReason, calls, yielder.blobs(), session)
+    sink.finish(outcome, completionEvent(outcome))
     resolveFinished(outcome)
     // The run's arrays live as long as the run, and V8 often keeps them in the old generation;
     // there, once dead, they kept every call and result they pointed to alive through each
@@ -303,10 +282,9 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     },
     cancel(mode: CancelMode = 'cancel'): void {
       cancelled = true
-      const onlyCancellable = (call: TrackedCall) => call.tool?.interruptBehavior?.() === 'cancel'
       stopAll(
         mode === 'shutdown' ? { kind: 'shutdown' } : { kind: 'cancel' },
-        mode === 'interrupt' ? onlyCancellable : undefined,
+        mode === 'interrupt' ? interruptible : undefined,
       )
     },
     addAllowRule(rule: string): void {
@@ -316,9 +294,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       // A person may take hours: the call's deadline counts from when it may run
       // (docs/adr/0241-asks-wait-without-holding-a-slot.md). The run's own deadline still counts.
       const call = calls.find((candidate) => candidate.block.id === toolUseId)
-      if (call?.status !== 'executing') return
-      clearTimeout(call.timer)
-      if (!waiting) armCallDeadline(call, options.options.callTimeoutMs)
+      if (call?.status === 'executing') pauseCallDeadline(call, waiting, options.options.callTimeoutMs)
     },
     results: () => finalResults ?? yielder.results(),
     finished: runSpan.context === undefined ? finished : endingRunSpan(finished, runSpan),
@@ -326,9 +302,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       return executing.count
     },
     get queuedCount() {
-      let queued = 0
-      for (let index = nextToStart; index < calls.length; index++) if (calls[index]?.status === 'queued') queued++
-      return queued
+      return countQueued(calls, nextToStart)
     },
   }
 }

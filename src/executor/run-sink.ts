@@ -2,7 +2,7 @@ import type { RunEventBody } from '../events/run-event.js'
 import type { RunOutcome } from './run-executor-types.js'
 
 type ResultEvent = Extract<RunEventBody, { type: 'tool.result' }>
-type CompletionEvent = Extract<RunEventBody, { type: 'run.completed' }>
+export type CompletionEvent = Extract<RunEventBody, { type: 'run.completed' }>
 type ProgressEvent = Exclude<RunEventBody, ResultEvent | CompletionEvent>
 
 /**

@@ -13,3 +13,10 @@ export function canStart(call: Pick<TrackedCall, 'safe'>, executing: ExecutingSe
   if (executing.count === 0) return true
   return call.safe && executing.count < maxConcurrency && executing.unsafe === 0
 }
+
+/** The calls still queued; calls start in block order, so none before `from` is. */
+export function countQueued(calls: readonly Pick<TrackedCall, 'status'>[], from: number): number {
+  let queued = 0
+  for (let index = from; index < calls.length; index++) if (calls[index]?.status === 'queued') queued++
+  return queued
+}

@@ -76,3 +76,22 @@ export function applyContextModifier(
   const { tenant, sessionId, cwd, permissionContext, readFileState, todos, blobs, environment } = next
   return { tenant, sessionId, cwd, permissionContext, readFileState, todos, blobs, environment }
 }
+
+/**
+ * A concurrent group's modifiers, applied once the whole group is over, in block order; each
+ * call's is taken so it applies once.
+ */
+export function applyDeferredModifiers(
+  calls: readonly TrackedCall[],
+  session: SessionContext,
+  fields: CallFields,
+): SessionContext {
+  let next = session
+  for (const call of calls) {
+    const modifier = call.deferredModifier
+    if (modifier === undefined) continue
+    call.deferredModifier = undefined
+    next = applyContextModifier(next, modifier, fields)
+  }
+  return next
+}
