@@ -52,3 +52,9 @@ export function outcomeBeforeAdmission(call: TrackedCall): CallOutcome | undefin
   call.stoppedByEngine = true
   return call.settled ?? { content: wrapToolUseError(call.refusal as string), isError: true }
 }
+
+/** The tool.queued event of an admitted call: its safety is known once its input is parsed. */
+export function queuedEvent(call: TrackedCall) {
+  const { id, name, input } = call.block
+  return { type: 'tool.queued' as const, tool_use_id: id, name, input, concurrency_safe: call.safe }
+}

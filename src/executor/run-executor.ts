@@ -3,7 +3,7 @@ import { pipelineFaultMessage } from '../messages/tool-error-messages.js'
 import { startCallSpan } from '../telemetry/call-span.js'
 import { endingRunSpan, startRunSpan } from '../telemetry/run-span.js'
 import { type AbortReason, abortReasonText } from './abort-reason.js'
-import { admitCallSafely, outcomeBeforeAdmission } from './admit-call.js'
+import { admitCallSafely, outcomeBeforeAdmission, queuedEvent } from './admit-call.js'
 import { armCallDeadline, pauseCallDeadline } from './call-deadline.js'
 import { reportFinished } from './call-outcome.js'
 import { type CallOutcome, runCallPipeline } from './call-pipeline.js'
@@ -246,13 +246,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
 
   function admit(call: TrackedCall): void {
     const immediateError = admitCallSafely(call, tools)
-    sink.event({
-      type: 'tool.queued',
-      tool_use_id: call.block.id,
-      name: call.block.name,
-      input: call.block.input,
-      concurrency_safe: call.safe,
-    })
+    sink.event(queuedEvent(call))
     const settledBefore = outcomeBeforeAdmission(call)
     if (settledBefore !== undefined) finish(call, settledBefore)
     else if (stopReason) {
@@ -291,8 +285,6 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
       session = withSessionAllowRule(session, rule)
     },
     awaitingAnswer(toolUseId: string, waiting: boolean): void {
-      // A person may take hours: the call's deadline counts from when it may run
-      // (docs/adr/0241-asks-wait-without-holding-a-slot.md). The run's own deadline still counts.
       const call = calls.find((candidate) => candidate.block.id === toolUseId)
       if (call?.status === 'executing') pauseCallDeadline(call, waiting, options.options.callTimeoutMs)
     },
