@@ -13,17 +13,17 @@
  *
  * A profile directory starts the server with `--cpu-prof` there (written when it stops).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { request } from 'node:http'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { PerformanceObserver, performance } from 'node:perf_hooks'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { createParser } from 'eventsource-parser'
 import { type Delivery, type DeliveryTail, deliveryTail } from './lib/delivery-tail.js'
+import { collectionsDuring, type GcPauses } from './lib/gc-pauses.js'
+import { mainThreadCpuMs } from './lib/process-cpu.js'
 import { emitFigures } from './lib/report.js'
 import { startService } from './lib/server-process.js'
+import { subscribe } from './lib/sse-subscriber.js'
 
 const subscribers = Number(process.argv[2] ?? 100)
 // A full collection on demand, without starting the bench with --expose-gc.
@@ -36,101 +36,6 @@ const bash = (command: string, index: number) => ({
   name: 'Bash',
   input: { command },
 })
-
-/** Per stream, each delivery's event seq and arrival time, and the time of each socket read. */
-type Stream = { seqs: number[]; arrivals: number[]; reads: number[] }
-
-/**
- * Resolves when the stream's head arrived; `done` when its end did. Each chunk is parsed as it
- * comes (eventsource-parser, well under a microsecond an event) and only numbers are kept: the
- * event's seq (its SSE `id`) and the time it came in. An event's JSON is parsed once per run, by
- * the first stream that gets it (`stamps`: seq → its `ts` in ms). Keeping every chunk's text and
- * parsing at the end made this process's young-generation collections copy all of it while the
- * run went on, and each pause delayed every stream's reading; parsing a stream at its own end
- * delayed the run's last events on the streams still open
- * (docs/adr/0452-the-sse-bench-reader-keeps-only-numbers.md).
- */
-function subscribe(url: string, stamps: Map<number, number>) {
-  return new Promise<{ done: Promise<Stream> }>((resolve, reject) => {
-    const call = request(url, { headers: { accept: 'text/event-stream' } }, (response) => {
-      if (response.statusCode !== 200) reject(new Error(`${url}: ${response.statusCode}`))
-      const stream: Stream = { seqs: [], arrivals: [], reads: [] }
-      let arrived = 0
-      const parser = createParser({
-        onEvent: (event) => {
-          const seq = Number(event.id)
-          if (!stamps.has(seq)) stamps.set(seq, Date.parse((JSON.parse(event.data) as { ts: string }).ts))
-          stream.seqs.push(seq)
-          stream.arrivals.push(arrived)
-        },
-      })
-      // A turn's events are one HTTP chunk (docs/adr/0455), so 'data' comes per turn; the socket's
-      // reads count the service's writes (one per turn of its loop while this reader keeps up).
-      const socket = response.socket
-      const countRead = () => stream.reads.push(Date.now())
-      socket.on('data', countRead)
-      response.setEncoding('utf8')
-      response.on('data', (chunk: string) => {
-        arrived = Date.now()
-        parser.feed(chunk)
-      })
-      const done = new Promise<Stream>((finish) =>
-        response.on('end', () => {
-          // The agent may keep the connection for the next run's subscribers.
-          socket.off('data', countRead)
-          finish(stream)
-        }),
-      )
-      resolve({ done })
-    })
-    call.on('error', reject)
-    call.end()
-  })
-}
-
-/** This process's garbage-collection pauses while `during` runs: how many, their sum and the longest, ms. */
-async function collectionsDuring<T>(
-  during: () => Promise<T>,
-): Promise<{ result: T; gc: GcPauses; intervals: [number, number][] }> {
-  const pauses: number[] = []
-  const intervals: [number, number][] = []
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      pauses.push(entry.duration)
-      const start = performance.timeOrigin + entry.startTime
-      intervals.push([start, start + entry.duration])
-    }
-  })
-  observer.observe({ entryTypes: ['gc'] })
-  const result = await during()
-  // Entries are delivered on a later turn.
-  await new Promise((resolve) => setTimeout(resolve, 20))
-  observer.disconnect()
-  const totalMs = pauses.reduce((sum, pause) => sum + pause, 0)
-  return {
-    result,
-    gc: { count: pauses.length, totalMs: round(totalMs), maxMs: round(Math.max(0, ...pauses)) },
-    intervals,
-  }
-}
-
-type GcPauses = { count: number; totalMs: number; maxMs: number }
-
-/**
- * CPU time (user + system) a process's main thread used so far, ms; from /proc (Linux), NaN
- * elsewhere. The main thread's, not the process's: only its work delays a delivery; V8's helper
- * threads (collection, compilation) show in the process's figure too.
- */
-async function mainThreadCpuMs(pid: number | undefined): Promise<number> {
-  try {
-    const stat = await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // utime and stime, in clock ticks (100 a second on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-  } catch {
-    return Number.NaN
-  }
-}
 
 const round = (value: number) => Math.round(value * 1000) / 1000
 

@@ -11,17 +11,18 @@
  *
  *   npx tsx bench/spawn-stages.ts [--tool bash|grep|noop] [--sandbox off|bwrap] [--spawner native|node] [--calls 200] [--nice 10] [--profile DIR]
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import type { ChildProcess } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { searchArguments } from '../src/tools/grep/grep-arguments.js'
+import { BWRAP_FLOOR, PID_NAMESPACE_FLOOR } from './lib/command-parts.js'
 import { noopBatch } from './lib/noop-batch.js'
 import { jsonClient } from './lib/serial-latency.js'
 import { buildBenchOnce, REPOSITORY, startService } from './lib/server-process.js'
-import type { Stamp } from './servers/stage-stamps.js'
+import { median, now, readStamps, spawnStamped, startStrace } from './lib/stage-trace.js'
 
 const { values } = parseArgs({
   options: {
@@ -40,50 +41,6 @@ const { values } = parseArgs({
 const calls = Number(values.calls)
 const nodeSpawner = values.spawner === 'node'
 if (!nodeSpawner && values.spawner !== 'native') throw new Error(`--spawner is native or node, not ${values.spawner}`)
-const now = () => Number(process.hrtime.bigint()) / 1000
-
-const BWRAP_FLOOR = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent']
-const PID_NAMESPACE_FLOOR = ['--pdeathsig', 'KILL', 'unshare', '--pid', '--fork', '--kill-child', '--mount-proc', '--']
-
-/** The floor's own stages, stamped in this process as the spawner stamps the service's. */
-function spawnBare(file: string, args: readonly string[], cwd?: string): Promise<Record<string, number>> {
-  return new Promise((resolve, reject) => {
-    const stamps: Record<string, number> = { call: now() }
-    const child = spawn(file, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    stamps.returned = now()
-    child.stdout.resume()
-    child.stderr.resume()
-    child.once('error', reject)
-    child.once('exit', () => {
-      stamps.exit = now()
-    })
-    child.once('close', (code) => {
-      stamps.close = now()
-      if (code === 0) resolve(stamps)
-      else reject(new Error(`${file} exited with ${code}`))
-    })
-  })
-}
-
-/** strace of `pid` and every thread and child, resolved once it is attached. */
-async function startStrace(pid: number, file: string): Promise<ChildProcess> {
-  const tracer = spawn('strace', ['-f', '-ttt', '-s', '64', '-o', file, '-p', String(pid)], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  await new Promise((resolve) => tracer.stderr.once('data', resolve))
-  await new Promise((resolve) => setTimeout(resolve, 500))
-  return tracer
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
-}
-
-async function readStamps(file: string): Promise<Stamp[]> {
-  for (let tries = 0; tries < 100 && !existsSync(file); tries += 1) await new Promise((r) => setTimeout(r, 50))
-  return JSON.parse(readFileSync(file, 'utf8')) as Stamp[]
-}
 
 const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-stages-'))
 const traceDir = path.join(scratch, 'trace')
@@ -180,7 +137,7 @@ try {
   const cpuBefore: (number | NodeJS.CpuUsage)[] = []
   let tracer: ChildProcess | undefined
   for (let round = 0; round < calls + 20; round += 1) {
-    const bare = await spawnBare(...floor)
+    const bare = await spawnStamped(...floor)
     const sent = now()
     const answer = JSON.parse(await client.post(body)) as { results: { is_error?: boolean }[] }
     const received = now()

@@ -7,6 +7,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 
 let ticksPerSecond: number | undefined
 
@@ -50,4 +51,20 @@ export async function cpuPerRequest<T extends { requests: number }>(
   const figures = await work()
   const spentMicros = (processCpu(pid).ownMs - before) * 1000
   return { ...figures, cpuMicrosPerRequest: figures.requests > 0 ? spentMicros / figures.requests : Number.NaN }
+}
+
+/**
+ * CPU time (user + system) a process's main thread used so far, ms; from /proc (Linux), NaN
+ * elsewhere. The main thread's, not the process's: only its work delays a delivery; V8's helper
+ * threads (collection, compilation) show in the process's figure too.
+ */
+export async function mainThreadCpuMs(pid: number | undefined): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // utime and stime, in clock ticks.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks()
+  } catch {
+    return Number.NaN
+  }
 }
