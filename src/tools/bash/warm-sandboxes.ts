@@ -29,14 +29,22 @@ const OFF: WarmSandboxSettings = { perSession: 0, perTenant: 0, perInstance: 0, 
 
 /**
  * The script of a warm sandbox, POSIX sh like the cold wrapper (docs/adr/0290-wrapper-shells-are-sh.md).
- * It says on fd 3 that the sandbox is set up, then blocks reading its command from stdin (no CPU
- * while it waits), line by line to the end the service makes by closing the pipe, keeping every
- * byte (`IFS=`, `-r`, the last line without its newline), and runs it exactly as a cold start
- * does: `bash -c COMMAND`, stderr merged, fd 3 closed, stdin /dev/null. A discarded sandbox is
- * killed, never given an end.
+ * It says on fd 3 that the sandbox is set up, then becomes a shell that reads its script from stdin
+ * (no CPU while it waits). dash reads a script in blocks and runs each command as soon as it is
+ * parsed, where `read` takes one system call a byte and must wait for the end of the input: the
+ * service sends one line, `warmCommandLine` (docs/adr/0530-a-warm-sandbox-reads-its-command-as-a-script.md).
+ * A discarded sandbox is killed, never given a line.
  */
-export const WARM_SCRIPT =
-  'printf . >&3; c=; while IFS= read -r l; do c="$c$l\n"; done; c="$c$l"; exec bash -c "$c" 2>&1 3>&- </dev/null'
+export const WARM_SCRIPT = `printf . >&3; exec ${WRAPPER_SHELL} -s`
+
+/**
+ * The one line a warm sandbox's shell runs: `bash -c COMMAND` exactly as a cold start execs it,
+ * stderr merged, fd 3 closed, stdin /dev/null. The command is single-quoted, which keeps every
+ * byte but NUL (a command with a NUL never takes a warm sandbox), each `'` as `'\''`.
+ */
+export function warmCommandLine(command: string): string {
+  return `exec bash -c '${command.replaceAll("'", `'\\''`)}' 2>&1 3>&- </dev/null\n`
+}
 const WARM_SHELL = [WRAPPER_SHELL, '-c', WARM_SCRIPT, 'sh']
 
 type Entry = { launched?: LaunchedCommand; ready: boolean; gone: boolean }
@@ -206,7 +214,7 @@ function createWarmSandboxes(launch: Launch = (argv, options) => commandLauncher
       if (entry) pool.entries.delete(entry)
       const launched = entry?.launched
       // The command first: it is what the caller waits for.
-      launched?.input?.(options.command)
+      launched?.input?.(warmCommandLine(options.command))
       // From a session's second command on: a run without a session (its own, ended with it)
       // that runs one command never leaves sandboxes nobody will take (docs/adr/0391). Not before
       // the command ended: a refill's setup competes for the CPU and for a start turn with the

@@ -148,6 +148,22 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
     expect(warm).toMatchObject({ ok: false })
   })
 
+  it('runs a command of quotes and of more than one read block byte for byte (docs/adr/0530)', async () => {
+    const workspace = await useTestWorkspace()
+    // Its shell reads one quoted line: quotes of every kind, a `'\''` of its own, and over 8 KiB
+    // so that the line spans several of dash's reads.
+    const lines = Array.from({ length: 400 }, (_, i) => `printf '%s\\n' 'l${i}' "it's" 'x'\\''y' "$0"`)
+    const command = `echo 'a'"'"'b' $'x\\'y' 'q'\\''q'\n${lines.join('\n')}\necho "$#" 'end' `
+    expect(command.length).toBeGreaterThan(8192)
+    const { cold, ctx } = await coldThenWarmed(workspace, command)
+    const hits = warmSandboxes.state().hits
+    const warm = await bash(ctx, command)
+    expect(warmSandboxes.state().hits).toBe(hits + 1)
+    expect(warm).toMatchObject({ ok: true })
+    expect((warm as { data: unknown }).data).toEqual((cold as { data: unknown }).data)
+    expect(output(warm)).toMatch(/^a'b x'y q'q\nl0\nit's\nx'y\nbash\n[\s\S]*l399\nit's\nx'y\nbash\n0 end$/)
+  })
+
   it("never gives a session another session's sandbox: a path bound only for A is absent in B", async () => {
     warmSandboxes.configure(ON)
     const workspace = await useTestWorkspace()
