@@ -21,7 +21,7 @@ import os, { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { parseArgs } from 'node:util'
-import { WARM_SCRIPT } from '../src/tools/bash/warm-sandboxes.js'
+import { WARM_SCRIPT, warmInput } from '../src/tools/bash/warm-sandboxes.js'
 import { childPids } from './lib/process-cpu.js'
 import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
 import { jsonClient, type LatencySummary, summarise, timeSerially } from './lib/serial-latency.js'
@@ -121,7 +121,7 @@ async function bareWarmSandbox(launch: WarmLaunch): Promise<() => Promise<void>>
   })
   await new Promise((resolve) => child.stdio[3]?.once('data', resolve))
   return () => {
-    child.stdin.end('true')
+    child.stdin.end(warmInput('true'))
     return closed
   }
 }

@@ -29,14 +29,33 @@ const OFF: WarmSandboxSettings = { perSession: 0, perTenant: 0, perInstance: 0, 
 
 /**
  * The script of a warm sandbox, POSIX sh like the cold wrapper (docs/adr/0290-wrapper-shells-are-sh.md).
- * It says on fd 3 that the sandbox is set up, then blocks reading its command from stdin (no CPU
- * while it waits), line by line to the end the service makes by closing the pipe, keeping every
- * byte (`IFS=`, `-r`, the last line without its newline), and runs it exactly as a cold start
- * does: `bash -c COMMAND`, stderr merged, fd 3 closed, stdin /dev/null. A discarded sandbox is
- * killed, never given an end.
+ * It says on fd 3 that the sandbox is set up, then blocks reading from stdin (no CPU while it
+ * waits) the mode line `warmInput` starts with. `s`: it becomes a shell that reads the rest as its
+ * script, in blocks, and runs the one line it is given (a long command: dash's `read` takes a
+ * system call a byte). Else it reads the command itself, line by line to the end the service makes
+ * by closing the pipe, keeping every byte (`IFS=`, `-r`, the last line without its newline), and
+ * runs it exactly as a cold start does: `bash -c COMMAND`, stderr merged, fd 3 closed, stdin
+ * /dev/null (docs/adr/0530-a-long-warm-command-is-read-as-a-script.md). A discarded sandbox is
+ * killed, never given an input.
  */
-export const WARM_SCRIPT =
-  'printf . >&3; c=; while IFS= read -r l; do c="$c$l\n"; done; c="$c$l"; exec bash -c "$c" 2>&1 3>&- </dev/null'
+export const WARM_SCRIPT = `printf . >&3; IFS= read -r m; [ "$m" = s ] && exec ${WRAPPER_SHELL} -s; c=; while IFS= read -r l; do c="$c$l\n"; done; c="$c$l"; exec bash -c "$c" 2>&1 3>&- </dev/null`
+
+/**
+ * From this length on, a command takes the waiting shell longer to read byte by byte than one
+ * more exec of dash takes (about 1.3 µs a byte against 2.3 ms on the loaded host: docs/adr/0530).
+ */
+const SCRIPT_FROM_CHARS = 2048
+
+/**
+ * What the service writes into a warm sandbox for `command`: a short one as it is after the mode
+ * line `b`; a long one after `s`, as one line `exec bash -c 'COMMAND' …` with the command
+ * single-quoted, which keeps every byte but NUL (a command with a NUL never takes a warm
+ * sandbox), each `'` as `'\''`. Either way bash gets the same argv as a cold start.
+ */
+export function warmInput(command: string): string {
+  if (command.length < SCRIPT_FROM_CHARS) return `b\n${command}`
+  return `s\nexec bash -c '${command.replaceAll("'", `'\\''`)}' 2>&1 3>&- </dev/null\n`
+}
 const WARM_SHELL = [WRAPPER_SHELL, '-c', WARM_SCRIPT, 'sh']
 
 type Entry = { launched?: LaunchedCommand; ready: boolean; gone: boolean }
@@ -206,7 +225,7 @@ function createWarmSandboxes(launch: Launch = (argv, options) => commandLauncher
       if (entry) pool.entries.delete(entry)
       const launched = entry?.launched
       // The command first: it is what the caller waits for.
-      launched?.input?.(options.command)
+      launched?.input?.(warmInput(options.command))
       // From a session's second command on: a run without a session (its own, ended with it)
       // that runs one command never leaves sandboxes nobody will take (docs/adr/0391). Not before
       // the command ended: a refill's setup competes for the CPU and for a start turn with the

@@ -148,6 +148,27 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
     expect(warm).toMatchObject({ ok: false })
   })
 
+  it('runs a long command of quotes, over one read block, and a short one, byte for byte (docs/adr/0530)', async () => {
+    const workspace = await useTestWorkspace()
+    // A long command reaches a shell reading its script as one quoted line: quotes of every
+    // kind, a `'\''` of its own, and over 8 KiB so that the line spans several of dash's reads.
+    const lines = Array.from({ length: 400 }, (_, i) => `printf '%s\\n' 'l${i}' "it's" 'x'\\''y' "$0"`)
+    const command = `echo 'a'"'"'b' $'x\\'y' 'q'\\''q'\n${lines.join('\n')}\necho "$#" 'end' `
+    expect(command.length).toBeGreaterThan(8192)
+    const { cold, ctx } = await coldThenWarmed(workspace, command)
+    const hits = warmSandboxes.state().hits
+    const warm = await bash(ctx, command)
+    expect(warmSandboxes.state().hits).toBe(hits + 1)
+    expect(warm).toMatchObject({ ok: true })
+    expect((warm as { data: unknown }).data).toEqual((cold as { data: unknown }).data)
+    expect(output(warm)).toMatch(/^a'b x'y q'q\nl0\nit's\nx'y\nbash\n[\s\S]*l399\nit's\nx'y\nbash\n0 end$/)
+    // A short command is read as it is: a first line `s` of its own is its own, not a mode.
+    await warmed({ tenant: 'tenant-a', sessionId: 'session-1' }, 2)
+    const short = await bash(ctx, 's\necho short')
+    expect(warmSandboxes.state().hits).toBe(hits + 2)
+    expect(output(short)).toBe('bash: line 1: s: command not found\nshort')
+  })
+
   it("never gives a session another session's sandbox: a path bound only for A is absent in B", async () => {
     warmSandboxes.configure(ON)
     const workspace = await useTestWorkspace()
