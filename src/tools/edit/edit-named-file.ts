@@ -7,7 +7,7 @@ import type { ConfinedResolution } from '../shared/validated-paths.js'
 import { applyEdit, type EditRequest, editSnippet } from './apply-edit.js'
 import { editRefusal } from './editable-file.js'
 
-export type EditedFile = { filePath: string; replacements: number; created: false; snippet: string }
+type EditedFile = { filePath: string; replacements: number; created: false; snippet: string }
 
 /**
  * A replacement made in the call's turn through the file its validation named: that very object

@@ -3,7 +3,7 @@ import type { ToolUseContext } from '../../tool/tool.js'
 import { checkReadBeforeWrite } from '../shared/check-read-before-write.js'
 
 /** Edit holds the file in memory twice; bigger files are for Bash tools. */
-export const MAX_EDIT_FILE_BYTES = 10 * 1024 * 1024
+const MAX_EDIT_FILE_BYTES = 10 * 1024 * 1024
 
 /**
  * Why an existing file with `stats` may not be edited, undefined when it may: a directory or
