@@ -76,11 +76,11 @@ function checkPattern(input: GlobInput): { result: false; message: string } | un
  * Only names whose directory really lies inside the working directories. The crawler starts
  * below `path` at the fixed part of the pattern (`link/*` starts in `link`), and that start is
  * followed even when it is a symlink, so a planted link would list another tree's names
- * (docs/adr/0092-glob-and-grep-stay-inside.md). `searched`: the search directory's real path,
- * inside by validation.
+ * (docs/adr/0092-glob-and-grep-stay-inside.md). The search directory itself is checked again
+ * like any other: validation's answer says nothing of what its path names now.
  */
-async function listedInside(files: string[], searched: string, roots: readonly string[]): Promise<string[]> {
-  const verdicts = new Map<string, boolean>([[searched, true]])
+async function listedInside(files: string[], roots: readonly string[]): Promise<string[]> {
+  const verdicts = new Map<string, boolean>()
   const kept: string[] = []
   for (const file of files) {
     const directory = path.dirname(file)
@@ -168,7 +168,7 @@ export const GlobTool = buildTool({
       },
       () => context.abortSignal,
     )
-    const sorted = await newestFirst(await listedInside(files, directory, resolved.roots))
+    const sorted = await newestFirst(await listedInside(files, resolved.roots))
     const data: GlobOutput = {
       directory,
       filenames: sorted.slice(0, GLOB_MAX_RESULTS),

@@ -77,7 +77,12 @@ describe('Glob', () => {
     await writeFile(path.join(workspace.cwd, 'real', 'sub', 'deeper', 'kept.ts'), 'x')
     await symlink(path.join(workspace.cwd, 'real'), path.join(workspace.cwd, 'alias'))
     expect(await globText({ pattern: 'alias/sub/**/*.ts' })).toBe(path.join(workspace.cwd, 'alias/sub/deeper/kept.ts'))
-    expect(await globText({ pattern: 'real/**/*.ts' })).toBe(path.join(workspace.cwd, 'real/sub/deeper/kept.ts'))
+    // A file in `real` first: its directory resolved, then `sub` and `deeper` confirmed by lstat.
+    await writeFile(path.join(workspace.cwd, 'real', 'top.ts'), 'x')
+    expect((await globText({ pattern: 'real/**/*.ts' })).split('\n').sort()).toEqual([
+      path.join(workspace.cwd, 'real/sub/deeper/kept.ts'),
+      path.join(workspace.cwd, 'real/top.ts'),
+    ])
   })
 
   it('is read-only and concurrency-safe', () => {
