@@ -21,6 +21,8 @@ import {
 import {
   fileToolsDesignWork,
   fileToolsOwnWork,
+  globLeastWork,
+  leastWorkFigure,
   nearestAchievable,
   nearestAtThisDesign,
   smallCallFigure,
@@ -275,19 +277,24 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
     const ownWork = fileToolsOwnWork(session.cwd)
     const designWork = fileToolsDesignWork(session.cwd)
     const smallCalls = await fileToolsSmallCalls(client, session.cwd)
+    const leastWork: Record<string, () => Promise<void>> = { Glob: globLeastWork(session.cwd) }
     for (const [name, call] of tools) {
       // The smaller call right after the tool's own, before the bare parts: both meet a service
       // that has just answered, as the no-op run does.
       const small = smallCalls[name]
-      const parts = [...(small ? [small] : []), ownWork[name], designWork[name]].filter((part) => part !== undefined)
+      const least = leastWork[name]
+      const parts = [small, ownWork[name], designWork[name], least].filter((part) => part !== undefined)
       const measured = await interleave(noopRun, call, seconds, parts)
-      const [smallLatencies, own = [], design = []] = small ? measured.others : [undefined, ...measured.others]
+      const rest = [...measured.others]
+      const smallLatencies = small ? rest.shift() : undefined
+      const [own = [], design = [], leastLatencies] = rest
       figures.push(
         figure(`${name}: p50, one client in flight`, 'no-op run (ToolSearch) in the same session, p50', measured, 1.2),
       )
       figures.push(nearestAchievable(name, measured.floor, own))
       figures.push(nearestAtThisDesign(name, measured.floor, design))
       if (smallLatencies) figures.push(smallCallFigure(name, measured.floor, smallLatencies))
+      if (leastLatencies) figures.push(leastWorkFigure(name, measured.floor, leastLatencies))
     }
     noop.close()
     client.close()

@@ -4,6 +4,7 @@ import {
   fstatSync,
   lstatSync,
   openSync,
+  readdirSync,
   readlinkSync,
   readSync,
   realpathSync,
@@ -103,11 +104,11 @@ export function fileToolsDesignWork(cwd: string): Record<string, () => Promise<v
     realpathSync.native(cwd)
     return realpathSync.native(target)
   }
-  const readWhole = (fd: number) => {
-    const size = fstatSync(fd).size
+  const readSized = (fd: number, size: number) => {
     const buffer = Buffer.allocUnsafe(size + 1)
     return buffer.subarray(0, readSync(fd, buffer, 0, size + 1, 0)).toString('utf8')
   }
+  const readWhole = (fd: number) => readSized(fd, fstatSync(fd).size)
   const writeAt = promisify(write)
   return {
     Read: async () => {
@@ -128,24 +129,63 @@ export function fileToolsDesignWork(cwd: string): Record<string, () => Promise<v
       crawlNewestFirst(real)
     },
     // Replaces a word with one of its own length, as fileToolsOwnWork does.
+    // As the service since docs/adr/0525: the cwd checked (0090, the root kept by 0523), the file
+    // named once (its kernel name and fstat), validation's read through that name, the call's
+    // reopen of it for writing, a re-read, the write through the threadpool (0481), and the record
+    // from the descriptor's fstat (0526).
     Edit: async () => {
-      const real = confined(editPath)
-      statSync(real)
-      const check = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK)
-      readWhole(check).indexOf('line')
+      realpathSync.native(cwd)
+      const named = openSync(editPath, O_PATH)
+      // The confinement's test of the kernel's name (0524: a string test).
+      if (!readlinkSync(`/proc/self/fd/${named}`).startsWith(`${cwd}/`)) throw new Error(`${editPath} moved`)
+      const size = fstatSync(named).size
+      const check = openSync(`/proc/self/fd/${named}`, constants.O_RDONLY | constants.O_NONBLOCK)
+      readSized(check, size).indexOf('line')
       closeSync(check)
-      statSync(real)
-      statSync(real)
-      const fd = checkedOpen(real, constants.O_RDWR)
+      const fd = openSync(`/proc/self/fd/${named}`, constants.O_RDWR | constants.O_NONBLOCK)
+      closeSync(named)
       const text = readWhole(fd)
       const at = text.indexOf('line')
       const bytes = Buffer.from(`${text.slice(0, at)}line${text.slice(at + 4)}`)
       await writeAt(fd, bytes, 0, bytes.length, 0)
       fstatSync(fd)
       closeSync(fd)
-      statSync(real)
     },
   }
+}
+
+/**
+ * The least work any crawler needs for Glob's answer on the bench tree (`src/**\/*.ts`, newest
+ * first): one `readdir` per directory crawled, from the pattern's fixed part down, one `lstat` per
+ * match for its time, and the sort; no matcher, no library. Against a no-op run it says whether
+ * the goal is reachable at all by a faster crawl (docs/adr/0527-glob-has-a-least-work-row.md).
+ */
+export function globLeastWork(cwd: string): () => Promise<void> {
+  const crawl = (directory: string, found: { file: string; mtimeMs: number }[]) => {
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+      const entryPath = `${directory}/${entry.name}`
+      if (entry.isDirectory()) crawl(entryPath, found)
+      else if (entry.name.endsWith('.ts')) found.push({ file: entryPath, mtimeMs: lstatSync(entryPath).mtimeMs })
+    }
+    return found
+  }
+  return async () => {
+    crawl(path.join(cwd, 'src'), []).sort((a, b) => b.mtimeMs - a.mtimeMs)
+  }
+}
+
+/** A no-op run plus the least work any crawler needs for the answer, done bare (docs/adr/0527). */
+export function leastWorkFigure(name: string, noop: number[], leastWork: number[]): Figure {
+  const noopP50 = summarise(noop).p50
+  const least = summarise(leastWork)
+  return ratioFigure({
+    name: `${name}: the least work a newest-first answer needs, a no-op run plus one readdir per directory crawled and one lstat per match done bare, p50`,
+    unit: 'ms',
+    value: noopP50 + least.p50,
+    baselineName: 'no-op run (ToolSearch) in the same session, p50',
+    baseline: noopP50,
+    details: { leastWorkP50Ms: least.p50, leastWorkRuns: least.requests },
+  })
 }
 
 /** A no-op run plus the tool's work and its contracts' checks done bare: the nearest figure at this design. */

@@ -6,9 +6,6 @@ import { closeSync, constants, existsSync, fstatSync, openSync, readlinkSync, ty
  */
 const O_PATH = process.platform === 'linux' && existsSync('/proc/self/fd') ? 0o10000000 : undefined
 
-/** The access-mode bits of open(2)'s flags (Linux); Node's typings leave it out. */
-const O_ACCMODE = 0o3
-
 /** An existing file named by a descriptor: its real path as the kernel names it, and its stats. */
 export type NamedFile = { readonly realPath: string; readonly stats: Stats; readonly fd: number }
 
@@ -58,18 +55,37 @@ export function nameExistingFile(absolutePath: string): NamedFile | undefined {
 }
 
 /**
- * The regular file `named` opened for reading (only) through its descriptor, when it was named
- * in this turn and not taken yet: the object validation named and checked, whatever its path has
- * become since, never a device or FIFO (its stats said regular). Undefined otherwise: the caller opens
- * by path through checked descriptors (docs/adr/0468). The caller closes the returned descriptor.
+ * The regular file `named` opened through its descriptor, when it was named in this turn and not
+ * taken yet: the object validation named and checked, whatever its path has become since, never a
+ * device or FIFO (its stats said regular). For reading (Read, docs/adr/0522) or for writing (Edit,
+ * docs/adr/0525-an-edit-names-its-file-once.md: the object written is the one whose name was
+ * confined, as 0468's checked open guarantees by its own lookup). Undefined otherwise: the caller
+ * opens by path through checked descriptors (docs/adr/0468). The caller closes the returned descriptor.
  */
 export function openNamedFile(named: NamedFile, flags: number): number | undefined {
   if (!untaken?.delete(named)) return undefined
   try {
-    if (!named.stats.isFile() || (flags & O_ACCMODE) !== constants.O_RDONLY) return undefined
-    // As 0468's reopen: the file exists, and O_NONBLOCK as every checked open.
-    return openSync(`/proc/self/fd/${named.fd}`, (flags & ~constants.O_CREAT) | constants.O_NONBLOCK)
+    return reopen(named, flags)
   } finally {
     closeSync(named.fd)
   }
+}
+
+/**
+ * The regular file `named` opened for reading and left named for the call of this turn: an
+ * Edit's validation reads the text it checks old_string against from the object it named
+ * (docs/adr/0525). Undefined when it is no longer named in this turn or not a regular file.
+ */
+export function readNamedFileAgain(named: NamedFile): number | undefined {
+  if (!untaken?.has(named)) return undefined
+  return reopen(named, constants.O_RDONLY)
+}
+
+function reopen(named: NamedFile, flags: number): number | undefined {
+  if (!named.stats.isFile()) return undefined
+  // As 0468's reopen: the file exists, and O_NONBLOCK as every checked open.
+  return openSync(
+    `/proc/self/fd/${named.fd}`,
+    (flags & ~(constants.O_CREAT | constants.O_TRUNC)) | constants.O_NONBLOCK,
+  )
 }

@@ -1,12 +1,13 @@
 // Pins a file named by its descriptor (docs/adr/0522-a-read-names-its-file-once.md) on a real file
 // system: the name is the kernel's real path, the reopen reads the very object named whatever its
-// path has become, only within the turn it was named in, and never anything but a regular file.
+// path has become, only within the turn it was named in, and never anything but a regular file;
+// an Edit's call reopens it for writing, its validation reads it again first (docs/adr/0525).
 import { constants, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { nameExistingFile, openNamedFile } from '../../src/paths/named-file.js'
+import { nameExistingFile, openNamedFile, readNamedFileAgain } from '../../src/paths/named-file.js'
 import { readDescriptorAndClose } from '../helpers/read-descriptor.js'
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
@@ -56,8 +57,24 @@ describe.runIf(process.platform === 'linux')('nameExistingFile', () => {
     expect(nameExistingFile(path.join(temp, 'missing.txt'))).toBeUndefined()
   })
 
-  it('is never reopened for writing', () => {
+  it('is reopened for writing as the object named, never truncated or created (docs/adr/0525)', () => {
+    const file = path.join(temp, 'real', 'file.txt')
+    const named = nameExistingFile(file)
+    const fd = named && openNamedFile(named, constants.O_RDWR | constants.O_TRUNC | constants.O_CREAT)
+    expect(readDescriptorAndClose(fd as number)).toBe('named\n')
+    const directory = nameExistingFile(path.join(temp, 'real'))
+    expect(directory && openNamedFile(directory, constants.O_RDWR)).toBeUndefined()
+  })
+
+  it('is read again without being taken, within its turn only (docs/adr/0525)', async () => {
     const named = nameExistingFile(path.join(temp, 'real', 'file.txt'))
-    expect(named && openNamedFile(named, constants.O_WRONLY)).toBeUndefined()
+    const again = named && readNamedFileAgain(named)
+    expect(readDescriptorAndClose(again as number)).toBe('named\n')
+    const fd = named && openNamedFile(named, constants.O_RDONLY)
+    expect(readDescriptorAndClose(fd as number)).toBe('named\n')
+    expect(named && readNamedFileAgain(named)).toBeUndefined()
+    const later = nameExistingFile(path.join(temp, 'real', 'file.txt'))
+    await nextTurn()
+    expect(later && readNamedFileAgain(later)).toBeUndefined()
   })
 })

@@ -1,17 +1,19 @@
+import { closeSync } from 'node:fs'
 import { z } from 'zod'
+import { readNamedFileAgain } from '../../paths/named-file.js'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
-import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
-import { checkReadBeforeWrite, recordWrite } from '../shared/check-read-before-write.js'
-import { readTextFile } from '../shared/descriptor-io.js'
+import type { ToolUseContext } from '../../tool/tool.js'
+import { recordWrite } from '../shared/check-read-before-write.js'
+import { readTextFile, readWhole } from '../shared/descriptor-io.js'
 import { statIfExists } from '../shared/file-stats.js'
 import { tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { type ConfinedResolution, rememberResolution, takeResolution } from '../shared/validated-paths.js'
 import { writeConfinedFile } from '../shared/write-opened-file.js'
 import { applyEdit, editSnippet } from './apply-edit.js'
+import { editNamedFile } from './edit-named-file.js'
+import { editRefusal } from './editable-file.js'
 
 const EDIT_TOOL_NAME = 'Edit'
-/** Edit holds the file in memory twice; bigger files are for Bash tools. */
-const MAX_EDIT_FILE_BYTES = 10 * 1024 * 1024
 
 const EditInputSchema = z.strictObject({
   file_path: z.string().describe('Absolute path of the file to modify'),
@@ -41,7 +43,8 @@ type Plan =
  * The checks of an edit. `readContent` false skips reading a file whose text is to be replaced:
  * the call reads it again through the descriptor it writes (docs/adr/0386-edits-read-the-file-once-per-call.md).
  * `resolved`: the call's validation already confined the path (docs/adr/0462-a-call-opens-the-path-its-validation-resolved.md);
- * the file's state is checked again all the same.
+ * the file's state is checked again all the same, by path. Validation names an existing file
+ * once, its stats and text from that object (docs/adr/0525-an-edit-names-its-file-once.md).
  */
 async function planEdit(
   input: EditInput,
@@ -54,25 +57,22 @@ async function planEdit(
   }
   const confined = resolved
     ? { ok: true as const, ...resolved }
-    : await tryResolveConfinedPath(input.file_path, context, 'write')
+    : await tryResolveConfinedPath(input.file_path, context, 'write', true)
   if (!confined.ok) return confined
-  const resolution = { realPath: confined.realPath, roots: confined.roots }
+  const resolution = { realPath: confined.realPath, roots: confined.roots, named: confined.named }
   const { realPath } = resolution
-  const stats = await statIfExists(realPath)
+  // Named just now: that object's stats; a call's re-check stats the path.
+  const named = resolved ? undefined : confined.named
+  const stats = named ? named.stats : await statIfExists(realPath)
   if (stats === null) {
     if (input.old_string === '') return { ok: true, resolution, original: null }
     return { ok: false, message: `File does not exist: ${input.file_path}. The working directory is ${context.cwd}.` }
   }
-  if (stats.isDirectory()) return { ok: false, message: `${input.file_path} is a directory; give the path of a file.` }
-  if (!stats.isFile()) return { ok: false, message: `${input.file_path} is not a regular file.` }
-  if (stats.size > MAX_EDIT_FILE_BYTES) {
-    return { ok: false, message: `${input.file_path} is ${stats.size} bytes, too large for Edit. Use Bash instead.` }
-  }
-  const fresh: ValidationResult = checkReadBeforeWrite(realPath, input.file_path, stats, context)
-  if (!fresh.result) return { ok: false, message: fresh.message }
+  const refused = editRefusal(input.file_path, realPath, stats, context)
+  if (refused) return { ok: false, message: refused }
   if (!readContent && input.old_string !== '') return { ok: true, resolution, original: undefined }
   // A small file in one synchronous read, as the call reads it (docs/adr/0480).
-  const original = await readTextFile(realPath)
+  const original = await readCurrentText(realPath, named)
   if (input.old_string === '' && original !== '') {
     return {
       ok: false,
@@ -107,6 +107,11 @@ export const EditTool = buildTool({
     // Planned again: the file may have changed between validation and the call. Its path is
     // the one validation resolved (docs/adr/0462-a-call-opens-the-path-its-validation-resolved.md).
     const resolved = takeResolution(input, input.file_path, context)
+    // In validation's turn, through the object it named (docs/adr/0525-an-edit-names-its-file-once.md).
+    if (resolved && input.old_string !== '' && input.old_string !== input.new_string) {
+      const data = await editNamedFile(input.file_path, edit(input), resolved, context)
+      if (data) return { data }
+    }
     const plan = await planEdit(input, context, false, resolved)
     if (!plan.ok) throw new Error(plan.message)
     // A replacement's file exists (planEdit refuses one that does not).
@@ -142,6 +147,26 @@ export const EditTool = buildTool({
     return { content: `The file ${data.filePath} has been updated (${count}).${snippet}` }
   },
 })
+
+/** The text of the file validation reads: through the object it named when it named one (docs/adr/0525). */
+async function readCurrentText(realPath: string, named: ConfinedResolution['named']): Promise<string> {
+  // Any error opening it (a mode that forbids reading) is the path's to report, in its words.
+  const fd = named && tryOrUndefined(() => readNamedFileAgain(named))
+  if (named === undefined || fd === undefined) return readTextFile(realPath)
+  try {
+    return (await readWhole(fd, named.stats.size)).toString('utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function tryOrUndefined<T>(open: () => T): T | undefined {
+  try {
+    return open()
+  } catch {
+    return undefined
+  }
+}
 
 function edit(input: EditInput) {
   return { oldString: input.old_string, newString: input.new_string, replaceAll: input.replace_all ?? false }

@@ -12,9 +12,15 @@ export const SYNC_CRAWL_ENTRIES = 512
 /**
  * The files `pattern` matches under `options.cwd`, as tinyglobby's `glob` finds them. The
  * synchronous crawl reads directories through a counter: once past SYNC_CRAWL_ENTRIES it reads
- * nothing more, and its partial answer is dropped for the asynchronous crawl's.
+ * nothing more, and its partial answer is dropped for the asynchronous crawl's. `signal`: asked
+ * for only by the asynchronous crawl, the one an abort can stop; the synchronous one ends in its
+ * turn, and the call's signal is not created for it (docs/adr/0528-glob-checks-what-it-crawled-cheaply.md).
  */
-export async function crawlMatches(pattern: string, options: Omit<GlobOptions, 'fs'>): Promise<string[]> {
+export async function crawlMatches(
+  pattern: string,
+  options: Omit<GlobOptions, 'fs' | 'signal'>,
+  signal?: () => AbortSignal,
+): Promise<string[]> {
   let left = SYNC_CRAWL_ENTRIES
   const countedReaddirSync = ((directory: string, readOptions: { withFileTypes: true }) => {
     if (left < 0) return []
@@ -23,5 +29,5 @@ export async function crawlMatches(pattern: string, options: Omit<GlobOptions, '
     return left < 0 ? [] : entries
   }) as typeof readdirSync
   const files = globSync(pattern, { ...options, fs: { readdirSync: countedReaddirSync } })
-  return left < 0 ? glob(pattern, options) : files
+  return left < 0 ? glob(pattern, signal ? { ...options, signal: signal() } : options) : files
 }

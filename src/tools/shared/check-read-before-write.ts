@@ -27,9 +27,17 @@ export function checkReadBeforeWrite(
   return { result: true }
 }
 
-/** After a successful write the session has seen the new content: record it as fully read. */
-export async function recordWrite(realPath: string, context: Pick<ToolUseContext, 'readFileState'>): Promise<void> {
+/**
+ * After a successful write the session has seen the new content: record it as fully read.
+ * `written`: the stats of the descriptor written, taken once the write was done
+ * (docs/adr/0526-a-write-is-recorded-from-its-descriptor.md); otherwise the path is stat'ed.
+ */
+export async function recordWrite(
+  realPath: string,
+  context: Pick<ToolUseContext, 'readFileState'>,
+  written?: Stats,
+): Promise<void> {
   // One synchronous stat of the path just written, as docs/adr/0312 does for a call's path (docs/adr/0386).
-  const stats = statSync(realPath)
+  const stats = written ?? statSync(realPath)
   context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial: false })
 }

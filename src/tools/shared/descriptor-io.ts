@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, ftruncate, openSync, read, readSync, write } from 'node:fs'
+import { closeSync, constants, fstatSync, ftruncate, openSync, read, readSync, type Stats, write } from 'node:fs'
 import { promisify } from 'node:util'
 
 /**
@@ -70,13 +70,18 @@ export async function* readChunks(fd: number): AsyncGenerator<Buffer> {
  * and rewritten is flushed to disk at its close, and its next truncation waits for that write,
  * 5 ms measured. The writes stay on the threadpool, where the kernel's throttling of a busy
  * disk cannot hold the event loop (docs/adr/0481-rewrites-never-truncate-to-zero.md).
+ * Returns the file's stats once written, from the descriptor: the read-before-write record needs
+ * no stat by path after the close (docs/adr/0526-a-write-is-recorded-from-its-descriptor.md).
  */
-export async function replaceWhole(fd: number, bytes: Buffer): Promise<void> {
+export async function replaceWhole(fd: number, bytes: Buffer): Promise<Stats> {
   let written = 0
   while (written < bytes.length) {
     written += (await writeAt(fd, bytes, written, bytes.length - written, written)).bytesWritten
   }
-  if (fstatSync(fd).size > bytes.length) await truncateAsync(fd, bytes.length)
+  const stats = fstatSync(fd)
+  if (stats.size <= bytes.length) return stats
+  await truncateAsync(fd, bytes.length)
+  return fstatSync(fd)
 }
 
 /**

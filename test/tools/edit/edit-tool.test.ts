@@ -1,4 +1,5 @@
 // Pins Edit: exact unique matches, replace_all, the errors that tell the model what to do, read-before-edit.
+import { readFileSync, renameSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -8,6 +9,9 @@ import { ReadTool } from '../../../src/tools/read/read-tool.js'
 import { SYNC_IO_LIMIT } from '../../../src/tools/shared/descriptor-io.js'
 import { createTestContext, createTestWorkspace, type TestWorkspace } from '../../helpers/tool-context.js'
 import { okData, runTool } from '../helpers.js'
+
+/** Validation names its file only in a turn that has not resolved the path yet, as a run's own turn. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 
 let workspace: TestWorkspace
 let ctx: ToolUseContext
@@ -103,6 +107,55 @@ describe('Edit', () => {
       ok: false,
       message: expect.stringContaining('Read it again'),
     })
+  })
+
+  it('reads the file again in the call: a change between validation and call is seen, even with size and time kept (docs/adr/0525)', async () => {
+    const target = path.join(workspace.cwd, 'same-size.txt')
+    // A whole second, which utimes sets back exactly.
+    const mtime = new Date(1_700_000_000_000)
+    writeFileSync(target, 'alpha beta\n')
+    utimesSync(target, mtime, mtime)
+    expect((await runTool(ReadTool, { file_path: 'same-size.txt' }, ctx)).ok).toBe(true)
+    const input = { file_path: 'same-size.txt', old_string: 'alpha', new_string: 'gamma' }
+    await nextTurn()
+    expect(await EditTool.validateInput?.(input, ctx)).toEqual({ result: true })
+    // In the same turn, as the service calls it: the same size, and the time put back.
+    writeFileSync(target, 'delta beta\n')
+    utimesSync(target, mtime, mtime)
+    await expect(EditTool.call(input, ctx)).rejects.toThrow('String to replace not found')
+    expect(readFileSync(target, 'utf8')).toBe('delta beta\n')
+  })
+
+  it('edits the object its validation named when a link takes its place in the same turn (docs/adr/0525)', async () => {
+    const target = await fileReadInSession('named.txt', 'alpha\n')
+    const elsewhere = path.join(workspace.cwd, 'elsewhere.txt')
+    writeFileSync(elsewhere, 'alpha\n')
+    const input = { file_path: 'named.txt', old_string: 'alpha', new_string: 'omega' }
+    await nextTurn()
+    expect(await EditTool.validateInput?.(input, ctx)).toEqual({ result: true })
+    renameSync(target, path.join(workspace.cwd, 'moved.txt'))
+    symlinkSync(elsewhere, target)
+    await EditTool.call(input, ctx)
+    expect(readFileSync(path.join(workspace.cwd, 'moved.txt'), 'utf8')).toBe('omega\n')
+    expect(readFileSync(elsewhere, 'utf8')).toBe('alpha\n')
+  })
+
+  it('goes by path when the file named was removed, or the call comes in a later turn (docs/adr/0525)', async () => {
+    const target = await fileReadInSession('removed.txt', 'alpha\n')
+    const input = { file_path: 'removed.txt', old_string: 'alpha', new_string: 'omega' }
+    await nextTurn()
+    expect(await EditTool.validateInput?.(input, ctx)).toEqual({ result: true })
+    unlinkSync(target)
+    await expect(EditTool.call(input, ctx)).rejects.toThrow('File does not exist')
+    const later = await fileReadInSession('later.txt', 'alpha\n')
+    const laterInput = { file_path: 'later.txt', old_string: 'alpha', new_string: 'omega' }
+    expect(await EditTool.validateInput?.(laterInput, ctx)).toEqual({ result: true })
+    await nextTurn()
+    await EditTool.call(laterInput, ctx)
+    expect(readFileSync(later, 'utf8')).toBe('omega\n')
+    // The record is the written file's: a second edit needs no Read in between.
+    await EditTool.call({ ...laterInput, old_string: 'omega', new_string: 'alpha' }, ctx)
+    expect(readFileSync(later, 'utf8')).toBe('alpha\n')
   })
 
   it('keeps $ patterns in new_string literal', async () => {

@@ -69,6 +69,22 @@ describe('Glob', () => {
     expect(await globText({ pattern: '**/*.ts' })).toBe('No files found')
   })
 
+  it('checks the start its pattern names: a link out is refused, a link inside and real subdirectories listed (docs/adr/0528)', async () => {
+    await writeFile(path.join(workspace.outside, 'secret.ts'), 'x')
+    await symlink(workspace.outside, path.join(workspace.cwd, 'escape'))
+    expect(await globText({ pattern: 'escape/*.ts' })).toBe('No files found')
+    await mkdir(path.join(workspace.cwd, 'real', 'sub', 'deeper'), { recursive: true })
+    await writeFile(path.join(workspace.cwd, 'real', 'sub', 'deeper', 'kept.ts'), 'x')
+    await symlink(path.join(workspace.cwd, 'real'), path.join(workspace.cwd, 'alias'))
+    expect(await globText({ pattern: 'alias/sub/**/*.ts' })).toBe(path.join(workspace.cwd, 'alias/sub/deeper/kept.ts'))
+    // A file in `real` first: its directory resolved, then `sub` and `deeper` confirmed by lstat.
+    await writeFile(path.join(workspace.cwd, 'real', 'top.ts'), 'x')
+    expect((await globText({ pattern: 'real/**/*.ts' })).split('\n').sort()).toEqual([
+      path.join(workspace.cwd, 'real/sub/deeper/kept.ts'),
+      path.join(workspace.cwd, 'real/top.ts'),
+    ])
+  })
+
   it('is read-only and concurrency-safe', () => {
     expect(GlobTool.isReadOnly()).toBe(true)
     expect(GlobTool.isConcurrencySafe()).toBe(true)
