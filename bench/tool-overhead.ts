@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -12,7 +11,6 @@ import {
   coldFigures,
   coldNoopRuns,
   commandParts,
-  type Measured,
   PID_NAMESPACE_FLOOR,
   partFigures,
   rememberingLatency,
@@ -27,108 +25,12 @@ import {
   nearestAtThisDesign,
   smallCallFigure,
 } from './lib/file-tools-bare-work.js'
+import { interleave, serviceFigure } from './lib/interleave.js'
 import { noopBatch } from './lib/noop-batch.js'
 import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
-import { jsonClient, summarise, timeSerially } from './lib/serial-latency.js'
-import { type ServerProcess, startService } from './lib/server-process.js'
-
-/** The CPU model as /proc/cpuinfo names it. */
-function cpuModel(): string {
-  try {
-    return /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown'
-  } catch {
-    return 'unknown'
-  }
-}
-
-/** A session on `service` whose cwd holds a small tree to search, read and edit. */
-async function benchSession(service: ServerProcess) {
-  const sessions = jsonClient(`${service.url}/v1/sessions`)
-  const created = JSON.parse(
-    await sessions.post(JSON.stringify({ cwd: 'bench', permissions: { allow: ['Bash', 'Edit'] } })),
-  ) as { session_id: string; cwd: string }
-  sessions.close()
-  const { cwd } = created
-  await mkdir(path.join(cwd, 'src'), { recursive: true })
-  for (let index = 0; index < 40; index += 1) {
-    const lines = Array.from({ length: 50 }, (_unused, line) => `export const value${line} = ${index * line} // line`)
-    if (index % 10 === 0) lines.push('// the needle is here')
-    await writeFile(path.join(cwd, 'src', `file-${index}.ts`), `${lines.join('\n')}\n`)
-  }
-  await writeFile(path.join(cwd, 'edit-me.txt'), 'first alpha line\nsecond line\n')
-  return { id: created.session_id, cwd }
-}
-
-/** A client posting one-call runs in `session`; each answer is checked to be a success. */
-function runClient(service: ServerProcess, sessionId: string) {
-  const client = jsonClient(`${service.url}/v1/runs`)
-  const run = async (name: string, input: Record<string, unknown>) => {
-    const body = JSON.stringify({
-      session_id: sessionId,
-      tool_uses: [{ type: 'tool_use', id: 'toolu_1', name, input }],
-    })
-    const answer = JSON.parse(await client.post(body)) as { results: { is_error?: boolean; content: unknown }[] }
-    const result = answer.results[0]
-    if (!result || result.is_error) throw new Error(`${name} failed: ${JSON.stringify(result?.content)}`)
-  }
-  return { run, close: client.close }
-}
-
-/**
- * `floor` and `service` (and any `others`) one after the other, call by call, for `seconds`
- * after a short warm-up of each: the host's load at any moment weighs on all of them alike.
- */
-async function interleave(
-  floor: () => Promise<void>,
-  service: () => Promise<void>,
-  seconds: number,
-  others: (() => Promise<void>)[] = [],
-): Promise<Measured & { others: number[][] }> {
-  const all = [floor, service, ...others]
-  for (const run of all) await timeSerially(run, 0.3)
-  const latencies: number[][] = all.map(() => [])
-  const until = performance.now() + seconds * 1000
-  while (performance.now() < until) {
-    for (const [index, run] of all.entries()) latencies[index]?.push(...(await timeSerially(run, 0)))
-  }
-  const [floorLatencies = [], serviceLatencies = [], ...rest] = latencies
-  return { floor: floorLatencies, service: serviceLatencies, others: rest }
-}
-
-function figure(name: string, baselineName: string, measured: Measured, atMost: number, extra = {}): Figure {
-  const service = summarise(measured.service)
-  const floor = summarise(measured.floor)
-  return ratioFigure({
-    name,
-    unit: 'ms',
-    value: service.p50,
-    baselineName,
-    baseline: floor.p50,
-    goal: { atMost },
-    details: {
-      p99Ms: service.p99,
-      calls: service.requests,
-      floorP99Ms: floor.p99,
-      floorRuns: floor.requests,
-      ...extra,
-    },
-  })
-}
-
-/**
- * Read of a one-line file through the service, beside the 50-line Read: the difference is what
- * the result's size costs (numbering, the answer carrying it twice, in `results` and
- * `message.content`, the socket, the client's parse), the rest what a Read costs whatever it
- * returns (docs/adr/0469-file-tools-print-their-floor-at-this-design.md).
- */
-async function fileToolsSmallCalls(
-  client: ReturnType<typeof runClient>,
-  cwd: string,
-): Promise<Record<string, () => Promise<void>>> {
-  const small = path.join(cwd, 'one-line.txt')
-  await writeFile(small, 'export const value = 1\n')
-  return { Read: () => client.run('Read', { file_path: small }) }
-}
+import { jsonClient, summarise } from './lib/serial-latency.js'
+import { startService } from './lib/server-process.js'
+import { benchSession, cpuModel, fileToolsSmallCalls, runClient } from './lib/tool-session.js'
 
 export async function toolOverhead(seconds: number): Promise<Figure[]> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'toolexec-bench-tools-'))
@@ -166,7 +68,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
     const [namespaceFloor, offBare = [], offThroughSpawner = []] =
       offOthers.length === 3 ? offOthers : [undefined, ...offOthers]
     figures.push(
-      figure(
+      serviceFigure(
         'Bash `true`, sandbox off: p50, one client in flight',
         'bare `bash -c true` from Node, p50',
         offMeasured,
@@ -179,7 +81,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
     )
     if (namespaceFloor) {
       figures.push(
-        figure(
+        serviceFigure(
           'Bash `true`, sandbox off, PID namespace: p50, one client in flight',
           'bare `setpriv --pdeathsig KILL unshare --pid --fork --kill-child --mount-proc -- bash -c true` from Node, p50',
           { service: offMeasured.service, floor: namespaceFloor },
@@ -227,7 +129,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       grepNoop.close()
     })
     figures.push(
-      figure(
+      serviceFigure(
         'Grep, 40 files: p50, one client in flight',
         'bare `rg` with the same argv from Node, p50',
         grepMeasured,
@@ -289,7 +191,12 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       const smallLatencies = small ? rest.shift() : undefined
       const [own = [], design = [], leastLatencies] = rest
       figures.push(
-        figure(`${name}: p50, one client in flight`, 'no-op run (ToolSearch) in the same session, p50', measured, 1.2),
+        serviceFigure(
+          `${name}: p50, one client in flight`,
+          'no-op run (ToolSearch) in the same session, p50',
+          measured,
+          1.2,
+        ),
       )
       figures.push(nearestAchievable(name, measured.floor, own))
       figures.push(nearestAtThisDesign(name, measured.floor, design))
@@ -332,7 +239,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         noop.close()
       })
       figures.push(
-        figure(
+        serviceFigure(
           'Bash `true`, bubblewrap: p50, one client in flight',
           'bare `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent bash -c true`, p50',
           measured,

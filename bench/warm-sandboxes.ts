@@ -1,130 +1,26 @@
-/**
- * Warm sandboxes (issue 23, goals 3 and 4; docs/adr/0390-warm-sandboxes.md), both against bare
- * `bwrap … bash -c true` spawned from this process in the same run:
- * - latency: Bash `true` through `POST /v1/runs`, one client in flight, with the pool at its
- *   defaults, call by call in turn with the bare cold spawn, each once the last call's refill
- *   is done (goal: p50 ≤ 0.5× the cold floor);
- * - throughput: 16 clients in flight (16 sessions, as 16 agents), Bash `true` runs/s against
- *   bare spawns/s at 16 in flight, in alternating phases so the host's load weighs on both
- *   (goal ≥ 0.8×).
- *
- * Beside them, where the CPU of a run goes at 16 in flight (docs/adr/0482): the service's, the
- * spawner's and the sandboxes' own, per run, from /proc, against the bare spawn's; on 2 cores
- * throughput is about cores / CPU per run, so these rows say what ratio the design can reach.
- *
- *   npx tsx bench/warm-sandboxes.ts [--seconds 5] [--cpu-prof DIR]
- */
-import { spawn } from 'node:child_process'
-import { readFileSync, readlinkSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import os, { tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
-import type { Readable } from 'node:stream'
 import { parseArgs } from 'node:util'
-import { WARM_SCRIPT, warmInput } from '../src/tools/bash/warm-sandboxes.js'
-import { childPids } from './lib/process-cpu.js'
+import {
+  bareSandbox,
+  bareWarmSandbox,
+  FLOOR_WARM,
+  serviceWarmLaunch,
+  type WarmLaunch,
+} from './lib/bare-warm-sandbox.js'
 import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
 import { jsonClient, type LatencySummary, summarise, timeSerially } from './lib/serial-latency.js'
 import { type ServerProcess, startService } from './lib/server-process.js'
-import { cpuFigures, cpuMeter, spawnerPid } from './lib/warm-cpu.js'
+import { cpuFigures, cpuMeter } from './lib/warm-cpu.js'
+import { afterIdle, IDLE_MS, settled, startLimit, warmState } from './lib/warm-service.js'
 
-const BWRAP_FLOOR = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent']
 const CLIENTS = 16
 const ROUNDS = 3
-
-/** The cold floor: bare bubblewrap running `bash -c true`, until it exited and its pipes closed. */
-function bareSandbox(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true'], { stdio: ['ignore', 'pipe', 'pipe'] })
-    child.stdout.resume()
-    child.stderr.resume()
-    child.once('error', reject)
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`bwrap exited with ${code}`))))
-  })
-}
 
 const BASH_TRUE = { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'true' } }
 /** The no-op call of the HTTP benches (bench/lib/noop-batch.ts): a run's cost without the Bash path. */
 const NOOP = { type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:Noop' } }
-
-/** How a warm sandbox is started: argv, environment, cwd, and whether in a session of its own. */
-type WarmLaunch = {
-  argv: string[]
-  env?: Record<string, string>
-  cwd?: string
-  ownSession: boolean
-  /** The niceness it runs at (the service's commands: TOOLEXEC_PROCESS_NICE, docs/adr/0300); default this process's. */
-  nice?: number
-}
-
-const FLOOR_WARM: WarmLaunch = { argv: ['bwrap', ...BWRAP_FLOOR, 'sh', '-c', WARM_SCRIPT, 'sh'], ownSession: false }
-
-/**
- * The service's own warm sandbox as its spawner started it (argv, environment and cwd read from
- * /proc of one waiting in the pool), in a session of its own as there; undefined when none waits.
- */
-function serviceWarmLaunch(service: ServerProcess): WarmLaunch | undefined {
-  const spawner = spawnerPid(service)
-  const pid =
-    spawner === undefined ? undefined : childPids(spawner).find((child) => readProc(child, 'comm') === 'bwrap\n')
-  if (pid === undefined) return undefined
-  const fields = (text: string) => text.split('\0').slice(0, -1)
-  const env = Object.fromEntries(
-    fields(readProc(pid, 'environ')).map((line) => [
-      line.slice(0, line.indexOf('=')),
-      line.slice(line.indexOf('=') + 1),
-    ]),
-  )
-  // Field 19 of /proc/PID/stat, counted after the command name's closing parenthesis.
-  const nice = Number(
-    readProc(pid, 'stat')
-      .slice(readProc(pid, 'stat').lastIndexOf(')') + 2)
-      .split(' ')[16],
-  )
-  return {
-    argv: fields(readProc(pid, 'cmdline')),
-    env,
-    cwd: readlinkSync(`/proc/${pid}/cwd`),
-    ownSession: true,
-    ...(Number.isInteger(nice) ? { nice } : {}),
-  }
-}
-
-const readProc = (pid: number, file: string) => readFileSync(`/proc/${pid}/${file}`, 'utf8')
-
-/**
- * A warm sandbox alone (docs/adr/0483-a-warm-calls-parts-are-timed-beside-it.md), bare from this
- * process: started and set up untimed, then timed from its command written to its exit and its
- * pipes closed. With the floor's arguments, or with the service's layout (its bubblewrap status
- * fd included), in a session of its own as the service's are.
- */
-async function bareWarmSandbox(launch: WarmLaunch): Promise<() => Promise<void>> {
-  const [bwrap = 'bwrap', ...bwrapArgs] = launch.argv
-  const withStatus = bwrapArgs.includes('--json-status-fd')
-  // At the service's commands' priority, as its sandbox runs (docs/adr/0485): `nice` execs bubblewrap.
-  const [file, args] =
-    launch.nice === undefined
-      ? [bwrap, bwrapArgs]
-      : ['nice', ['-n', String(launch.nice - os.getPriority()), bwrap, ...bwrapArgs]]
-  const child = spawn(file, args, {
-    ...(launch.env ? { env: launch.env } : {}),
-    ...(launch.cwd ? { cwd: launch.cwd } : {}),
-    detached: launch.ownSession,
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...(withStatus ? ['pipe' as const] : [])],
-  })
-  child.stdout.resume()
-  child.stderr.resume()
-  ;(child.stdio[4] as Readable | null | undefined)?.resume()
-  const closed = new Promise<void>((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`bwrap exited with ${code}`))))
-  })
-  await new Promise((resolve) => child.stdio[3]?.once('data', resolve))
-  return () => {
-    child.stdin.end(warmInput('true'))
-    return closed
-  }
-}
 
 /** A session allowed to run Bash, and a client running `toolUse` in it (each answer checked). */
 async function sessionClient(service: ServerProcess, toolUse: Record<string, unknown> = BASH_TRUE) {
@@ -159,44 +55,6 @@ async function perSecond(loops: (() => Promise<void>)[], seconds: number): Promi
     }),
   )
   return { rate: done / ((performance.now() - started) / 1000), done }
-}
-
-async function warmState(service: ServerProcess): Promise<Record<string, number>> {
-  const readyz = (await (await fetch(`${service.url}/readyz`)).json()) as { warm_sandboxes?: Record<string, number> }
-  return readyz.warm_sandboxes ?? {}
-}
-
-/** The start limit in force now and how it is set (docs/adr/0506: it adapts unless pinned). */
-async function startLimit(service: ServerProcess): Promise<{ max_starting?: number; pacing?: string }> {
-  const readyz = (await (await fetch(`${service.url}/readyz`)).json()) as {
-    processes?: { max_starting?: number; pacing?: string }
-  }
-  return readyz.processes ?? {}
-}
-
-/**
- * Until no warm sandbox is being set up (the last call's refill is done), outside the timed part:
- * a latency sample, the floor's or the service's, never shares the CPU with a refill that a
- * real session, whose calls come seconds apart, would have finished long before (docs/adr/0472).
- */
-async function settled(service: ServerProcess): Promise<void> {
-  for (let polls = 0; polls < 200 && (await warmState(service)).starting !== 0; polls += 1)
-    await new Promise((resolve) => setTimeout(resolve, 5))
-}
-
-/**
- * How long every latency sample waits, once settled, with nothing in flight: the service, the
- * spawner and this process all idle as between a session's calls. Without it a sample came right
- * after the `/readyz` poll and the no-op run of the parts row after a hot loop, at about half a
- * cold run's cost (docs/adr/0485-every-warm-latency-sample-comes-after-the-same-idle.md).
- */
-const IDLE_MS = 6
-
-/** Settled (docs/adr/0472), then idle for IDLE_MS, then one sample of `run`, in ms. */
-async function afterIdle(service: ServerProcess, run: () => Promise<void>): Promise<number[]> {
-  await settled(service)
-  await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
-  return timeSerially(run, 0)
 }
 
 export async function warmSandboxes(seconds: number, cpuProfileDirectory?: string): Promise<Figure[]> {
