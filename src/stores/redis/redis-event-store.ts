@@ -31,13 +31,14 @@ if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return tonumber(ARGV[5]) - first + 1
 `
 
-type Entry = { body: RunEventBody; seq: number; ts: string }
+/** One event of a batch, stamped when appended; its seq comes when the batch is sent. */
+type Pending = { body: RunEventBody; ts: string }
 
-/** One event waiting for its batch to be sent. */
-type Pending = Omit<Entry, 'seq'> & {
-  resolve: (event: RunEvent) => void
-  reject: (error: unknown) => void
-}
+/** An appendBatch waiting for its events' batch: `count` events from `from` on. */
+type Waiter = { from: number; count: number; resolve: (events: RunEvent[]) => void; reject: (error: unknown) => void }
+
+/** A run's events not sent yet, in append order, and the callers waiting for them. */
+type Batch = { events: Pending[]; waiters: Waiter[] }
 
 type StreamEntry = [id: string, fields: string[]]
 
@@ -73,7 +74,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
   const nextSeq = new Map<string, number>()
   const tails = new Map<string, Tail>()
   /** Each run's events not sent yet, in append order: the next batch. */
-  const waiting = new Map<string, Pending[]>()
+  const waiting = new Map<string, Batch>()
   /** Runs with a batch on its way to Redis. */
   const sending = new Set<string>()
 
@@ -100,20 +101,22 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
     return last ? seqOf(last[0]) : 0
   }
 
-  function send(runId: string, events: readonly Entry[]): Promise<unknown> {
+  function send(runId: string, events: readonly Pending[], first: number): Promise<unknown> {
     const completes = events.some((event) => event.body.type === 'run.completed')
-    const args = [
+    // [seq, ts, body] per event in one serialisation: one flat string, no per-event pieces to join
+    // (docs/adr/0535-a-batch-of-events-is-one-promise-and-one-string.md).
+    const rows = new Array<[number, string, RunEventBody]>(events.length)
+    for (let index = 0; index < events.length; index++)
+      rows[index] = [first + index, events[index]!.ts, events[index]!.body]
+    return (redis as unknown as AppendCommand).toolexecAppend(
       redisKeys.events(runId),
       redisKeys.eventsChannel(runId),
       String(options.maxEventsPerRun),
       completes ? String(options.runTtlMs) : '',
-    ]
-    // [seq, ts, body] per event, each body serialised once (a ts is ISO, nothing to escape).
-    let batch = '['
-    for (const [index, event] of events.entries())
-      batch += `${index === 0 ? '' : ','}[${event.seq},"${event.ts}",${JSON.stringify(event.body)}]`
-    args.push(String(events[0]!.seq), String(events.at(-1)!.seq), `${batch}]`)
-    return (redis as unknown as AppendCommand).toolexecAppend(...args)
+      String(first),
+      String(first + events.length - 1),
+      JSON.stringify(rows),
+    )
   }
 
   /**
@@ -126,13 +129,16 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
     if (!batch || sending.has(runId)) return
     waiting.delete(runId)
     sending.add(runId)
-    void storeBatch(runId, batch)
+    void storeBatch(runId, batch.events)
       .then(
         (events) => {
-          for (const [index, pending] of batch.entries()) pending.resolve(events[index]!)
+          for (const waiter of batch.waiters)
+            waiter.resolve(
+              waiter.count === events.length ? events : events.slice(waiter.from, waiter.from + waiter.count),
+            )
         },
         (error: unknown) => {
-          for (const pending of batch) pending.reject(error)
+          for (const waiter of batch.waiters) waiter.reject(error)
         },
       )
       .finally(() => {
@@ -145,19 +151,38 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
     for (let attempt = 0; ; attempt++) {
       // The first batch of a run on this instance reads the end; later ones continue from it.
       const first = nextSeq.get(runId) ?? (options.newRuns?.delete(runId) ? 1 : (await lastSeq(runId)) + 1)
-      const entries = batch.map(({ body, ts }, index) => ({ body, ts, seq: first + index }))
       try {
-        await send(runId, entries)
+        await send(runId, batch, first)
       } catch (error) {
         // Another writer (the instance that closes a lost run) took a seq: read the end again.
         nextSeq.delete(runId)
         if (attempt < 3 && String(error).includes('SEQ_TAKEN')) continue
         throw error
       }
-      if (entries.some((entry) => entry.body.type === 'run.completed')) nextSeq.delete(runId)
-      else nextSeq.set(runId, first + entries.length)
-      return entries.map((entry) => eventOf(runId, entry))
+      if (batch.some((pending) => pending.body.type === 'run.completed')) nextSeq.delete(runId)
+      else nextSeq.set(runId, first + batch.length)
+      const events = new Array<RunEvent>(batch.length)
+      for (let index = 0; index < batch.length; index++) events[index] = eventOf(runId, batch[index]!, first + index)
+      return events
     }
+  }
+
+  function appendBatch(runId: string, bodies: readonly RunEventBody[]): Promise<RunEvent[]> {
+    // Seqs follow append order: the events join the run's next batch, which goes out at the end
+    // of this event-loop turn or when the batch before it is answered; one promise for them all
+    // (docs/adr/0535-a-batch-of-events-is-one-promise-and-one-string.md).
+    if (bodies.length === 0) return Promise.resolve([])
+    return new Promise<RunEvent[]>((resolve, reject) => {
+      let batch = waiting.get(runId)
+      if (!batch) {
+        batch = { events: [], waiters: [] }
+        waiting.set(runId, batch)
+        if (!sending.has(runId)) setImmediate(() => flush(runId))
+      }
+      const from = batch.events.length
+      for (const body of bodies) batch.events.push({ body, ts: timestamp() })
+      batch.waiters.push({ from, count: bodies.length, resolve, reject })
+    })
   }
 
   function pump(runId: string): Promise<void> {
@@ -195,23 +220,11 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
   }
 
   return {
-    append(runId, body) {
-      // Seqs follow append order: each event joins the run's next batch, which goes out at the end
-      // of this event-loop turn or when the batch before it is answered.
-      return new Promise((resolve, reject) => {
-        let batch = waiting.get(runId)
-        if (!batch) {
-          batch = []
-          waiting.set(runId, batch)
-          if (!sending.has(runId)) setImmediate(() => flush(runId))
-        }
-        batch.push({ body, ts: timestamp(), resolve, reject })
-      })
+    async append(runId, body) {
+      const [event] = await appendBatch(runId, [body])
+      return event!
     },
-    appendBatch(runId, bodies) {
-      // Every append joins the run's next batch already: one Redis round trip carries them all.
-      return Promise.all(bodies.map((body) => this.append(runId, body)))
-    },
+    appendBatch,
     read: readAfter,
     async subscribe(runId, afterSeq, listener) {
       let tail = tails.get(runId)
@@ -247,7 +260,7 @@ type AppendCommand = { toolexecAppend(...args: string[]): Promise<number> }
  * (without the stamp), and its owner never reuses it; the key order is a copy's
  * (docs/adr/0170-events-stamped-in-place.md, docs/adr/0512-redis-events-are-stamped-in-place.md).
  */
-function eventOf(runId: string, { body, seq, ts }: Entry): RunEvent {
+function eventOf(runId: string, { body, ts }: Pending, seq: number): RunEvent {
   const event = body as RunEvent
   event.seq = seq
   event.run_id = runId

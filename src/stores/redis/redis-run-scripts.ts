@@ -43,26 +43,27 @@ return 1
 
 /**
  * A new run: its hash, its place in the tenant's index (trimmed to the retained runs and a
- * margin), its tool_use ids and any results it starts with.
- * KEYS: run, tenant's runs, ids, results. ARGV: createdAt score, runId, trim rank, then JSON lists
- * of the hash's field/value pairs, the ids and the results (each a JSON string, kept byte for byte).
+ * margin), its tool_use ids and any results it starts with. Every value is an argument of its
+ * own, nothing to decode (docs/adr/0536-a-new-run-is-sent-as-plain-arguments.md).
+ * KEYS: run, tenant's runs, ids, results. ARGV: createdAt score, runId, trim rank, the count of
+ * ids, the count of results, then the ids, the results (each a JSON string, kept byte for byte)
+ * and the hash's field/value pairs.
  */
 export const CREATE_SCRIPT = `
-local fields = cjson.decode(ARGV[4])
+local ids, results = tonumber(ARGV[4]), tonumber(ARGV[5])
+local fields = 6 + ids + results
 -- In slices: unpack is bounded by Lua's stack (a pool may hold many tools, a run many blocks).
-for i = 1, #fields, 1000 do redis.call('HSET', KEYS[1], unpack(fields, i, math.min(i + 999, #fields))) end
+for i = fields, #ARGV, 1000 do redis.call('HSET', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV))) end
 redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
 redis.call('ZREMRANGEBYRANK', KEYS[2], 0, tonumber(ARGV[3]))
-local ids = cjson.decode(ARGV[5])
-for i = 1, #ids, 1000 do redis.call('RPUSH', KEYS[3], unpack(ids, i, math.min(i + 999, #ids))) end
-local results = cjson.decode(ARGV[6])
-for i = 1, #results do redis.call('RPUSH', KEYS[4], results[i]) end
+for i = 6, 5 + ids, 1000 do redis.call('RPUSH', KEYS[3], unpack(ARGV, i, math.min(i + 999, 5 + ids))) end
+for i = 6 + ids, 5 + ids + results, 1000 do redis.call('RPUSH', KEYS[4], unpack(ARGV, i, math.min(i + 999, 5 + ids + results))) end
 return 1
 `
 
 /** A field written only while the run's hash exists (a run completed meanwhile is left as it is). */
 export const SET_IF_EXISTS_SCRIPT = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end`
 
-export type CreateCommand = { toolexecCreateRun(...args: string[]): Promise<number> }
+export type CreateCommand = { toolexecCreateRun(...args: (string | readonly string[])[]): Promise<number> }
 
 export type CompleteCommand = { toolexecComplete(...args: string[]): Promise<number> }

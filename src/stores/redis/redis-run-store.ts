@@ -60,7 +60,8 @@ export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRu
       const fields: string[] = ['fixed', JSON.stringify(fixed), 'status', record.status]
       for (const tool of record.tools ?? []) fields.push(`tool:${tool}`, '1')
       if (record.resume) fields.push('resume', JSON.stringify(record.resume))
-      // One script rather than MULTI, three to five writes and EXEC (docs/adr/0370-redis-writes-as-one-script-each.md).
+      // One script rather than MULTI, three to five writes and EXEC (docs/adr/0370-redis-writes-as-one-script-each.md);
+      // its values as plain arguments, serialised once (docs/adr/0536-a-new-run-is-sent-as-plain-arguments.md).
       await (redis as unknown as CreateCommand).toolexecCreateRun(
         redisKeys.run(record.runId),
         redisKeys.runsOfTenant(record.tenant),
@@ -70,9 +71,12 @@ export function createRedisRunStore({ redis, maxRetainedRuns, newRuns }: RedisRu
         record.runId,
         // The index keeps no more than the retained runs and a margin: older members name runs long gone.
         String(-(maxRetainedRuns + INDEX_MARGIN) - 1),
-        JSON.stringify(fields),
-        JSON.stringify(record.toolUseIds),
-        JSON.stringify(record.results.map((result) => JSON.stringify(result))),
+        String(record.toolUseIds.length),
+        String(record.results.length),
+        // Lists go as they are: ioredis flattens them into arguments, no spread on the call stack.
+        record.toolUseIds,
+        record.results.map((result) => JSON.stringify(result)),
+        fields,
       )
       newRuns?.add(record.runId)
       stored.set(record.runId, [...record.results])
