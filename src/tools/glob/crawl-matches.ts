@@ -10,6 +10,22 @@ import { type GlobOptions, glob, globSync } from 'tinyglobby'
 export const SYNC_CRAWL_ENTRIES = 512
 
 /**
+ * How Glob crawls under `cwd`: files only, as absolute paths, dot files included, links not
+ * followed, `.git` left out (docs/adr/0092-glob-and-grep-stay-inside.md).
+ */
+export function globCrawlOptions(cwd: string): Omit<GlobOptions, 'fs' | 'signal'> {
+  return {
+    cwd,
+    absolute: true,
+    dot: true,
+    onlyFiles: true,
+    followSymbolicLinks: false,
+    expandDirectories: false,
+    ignore: ['**/.git/**'],
+  }
+}
+
+/**
  * The files `pattern` matches under `options.cwd`, as tinyglobby's `glob` finds them. The
  * synchronous crawl reads directories through a counter: once past SYNC_CRAWL_ENTRIES it reads
  * nothing more, and its partial answer is dropped for the asynchronous crawl's. `signal`: asked

@@ -4,18 +4,11 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { glob } from 'tinyglobby'
 import { describe, expect, it } from 'vitest'
-import { crawlMatches, SYNC_CRAWL_ENTRIES } from '../../../src/tools/glob/crawl-matches.js'
+import { crawlMatches, globCrawlOptions, SYNC_CRAWL_ENTRIES } from '../../../src/tools/glob/crawl-matches.js'
 import { useTestWorkspace } from '../../helpers/tool-context.js'
 
-const options = (cwd: string) => ({
-  cwd,
-  absolute: true,
-  dot: true,
-  onlyFiles: true,
-  followSymbolicLinks: false,
-  expandDirectories: false,
-  ignore: ['**/.git/**'],
-})
+/** The tool's own crawl options: what the synchronous crawl must answer exactly as tinyglobby does. */
+const options = globCrawlOptions
 
 async function tree(root: string, files: number) {
   await mkdir(path.join(root, 'src', 'deep'), { recursive: true })
