@@ -98,7 +98,9 @@ int main(void) {
   if (sfd < 0) die("signalfd", strerror(errno));
 
   buf_t m = {0};
-  buf_str(&m, "{\"type\":\"ready\"}");
+  /* What this build can do beyond the first protocol: the service asks for it only when named
+     here, so a spawner built from older source keeps its wrapper shells (docs/adr/0542). */
+  buf_str(&m, "{\"type\":\"ready\",\"features\":[\"merge-stderr\",\"block-fd\"]}");
   send_message(&m, -1);
   free(m.data);
 

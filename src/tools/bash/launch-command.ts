@@ -143,7 +143,18 @@ export function createCommandLauncher(
       return pacer.run(
         async () => {
           const spawner = await current()
-          if (spawner) return spawner.launch(argv[0] as string, argv.slice(1), launchOptions)
+          if (spawner) {
+            const direct = usableDirect(spawner, launchOptions.direct)
+            if (!direct) return spawner.launch(argv[0] as string, argv.slice(1), launchOptions)
+            return spawner.launch(direct.argv[0] as string, direct.argv.slice(1), {
+              cwd: launchOptions.cwd,
+              env: launchOptions.env,
+              sameSession: launchOptions.sameSession,
+              mergesStderr: true,
+              announcesStart: direct.unblocksStart,
+              unblocksStart: direct.unblocksStart,
+            })
+          }
           const { priority: applied, ...launched } = await launchInProcess(argv, launchOptions, nice)
           priority = applied
           return launched
@@ -171,6 +182,12 @@ export function createCommandLauncher(
       return () => listeners.delete(listener)
     },
   }
+}
+
+/** The wrapper-less form, when this spawner named every feature it needs (docs/adr/0542). */
+function usableDirect(spawner: SpawnerConnection, direct: LaunchOptions['direct']): LaunchOptions['direct'] {
+  if (!direct || !spawner.features.has('merge-stderr')) return undefined
+  return direct.unblocksStart && !spawner.features.has('block-fd') ? undefined : direct
 }
 
 /** The service's one launcher: every Bash command of this process starts through it. */

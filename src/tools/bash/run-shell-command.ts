@@ -40,6 +40,13 @@ export type ShellRunResult = {
 // (docs/adr/0301-process-starts-are-paced.md).
 export const MERGE_STDERR = 'printf . >&3; exec bash -c "$1" 2>&1 3>&-'
 
+/**
+ * Bubblewrap waits, after its mounts and before it starts the command, to read a byte from fd 3,
+ * then closes it (its monitor closed its own copy already): the spawner writes the byte and the
+ * end of fd 3 is the start, the command never sees fd 3 (docs/adr/0541-bubblewrap-announces-its-own-start.md).
+ */
+export const BLOCK_ON_FD_3 = ['--block-fd', '3'] as const
+
 // What programs expect to find (docs/adr/0101-bash-environment.md); with a default where a
 // missing value would break common commands.
 const MINIMAL_ENVIRONMENT: Readonly<Record<string, string | undefined>> = {
@@ -100,6 +107,17 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   const containment = sandbox ? 'bwrap' : (options.containment ?? 'process-group')
   const argv = sandbox ? [...sandbox, ...shell] : containedShellArgv(containment, MERGE_STDERR, options.command)
   const env = options.env ?? commandEnvironment()
+  // Without the wrapper shell where the spawner merges stderr itself: `bash` directly, with `bash`
+  // as its `$0` as before (docs/adr/0540-the-spawner-merges-stderr.md). A PID namespace keeps its
+  // init shell (containment.ts).
+  const direct = sandbox
+    ? {
+        argv: [BWRAP_COMMAND, ...BLOCK_ON_FD_3, ...sandbox.slice(1), 'bash', '-c', options.command],
+        unblocksStart: true,
+      }
+    : containment === 'process-group'
+      ? { argv: ['bash', '-c', options.command], unblocksStart: false }
+      : undefined
   let child: LaunchedCommand
   let ownGroup = true
   // Settled when this call is over: the session's warm pool refills then (docs/adr/0470).
@@ -136,6 +154,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
         signal,
         announcesStart: true,
         sameSession: containment === 'bwrap' && !ownGroup,
+        direct,
       }))
   } catch (error) {
     finished.resolve()

@@ -3,7 +3,14 @@ import { PassThrough } from 'node:stream'
 import { deferred } from '../../async/deferred.js'
 import { type LaunchedCommand, SpawnerStoppedError } from './launched-command.js'
 import { exitCodeFrom } from './sandbox-status.js'
-import type { InputRequest, SignalRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
+import type {
+  InputRequest,
+  SignalRequest,
+  SpawnerFeature,
+  SpawnerMessage,
+  SpawnFailure,
+  SpawnRequest,
+} from './spawner-protocol.js'
 import { NODE_SPAWNER, startSpawner } from './start-spawner-process.js'
 
 /** How long the spawner may take to start (a Node process, under load). */
@@ -14,6 +21,8 @@ const LAUNCH_TIMEOUT_MS = 30_000
 /** One spawner process and the commands it started (launch-command.ts restarts it). */
 export type SpawnerConnection = {
   readonly pid: number
+  /** What its `ready` named (docs/adr/0542): none for the Node spawner and older native builds. */
+  readonly features: ReadonlySet<SpawnerFeature>
   launch(
     file: string,
     args: string[],
@@ -24,6 +33,8 @@ export type SpawnerConnection = {
       takesInput?: boolean | undefined
       sameSession?: boolean | undefined
       reportsStatus?: boolean | undefined
+      mergesStderr?: boolean | undefined
+      unblocksStart?: boolean | undefined
     },
   ): Promise<LaunchedCommand>
   /** Resolves, with what happened, once the spawner process is gone. */
@@ -70,6 +81,8 @@ function spawnError(failure: SpawnFailure): Error {
   return Object.assign(new Error(message), fields)
 }
 
+const KNOWN_FEATURES: ReadonlySet<string> = new Set<SpawnerFeature>(['merge-stderr', 'block-fd'])
+
 /** Starts a spawner process and resolves once it is ready; rejects when it cannot start. */
 export async function connectSpawner(main = NODE_SPAWNER): Promise<SpawnerConnection> {
   const child = startSpawner(main)
@@ -79,10 +92,14 @@ export async function connectSpawner(main = NODE_SPAWNER): Promise<SpawnerConnec
     stopped.resolve(error.message)
     child.kill('SIGKILL')
   })
+  const features = new Set<SpawnerFeature>()
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)
-    child.once('message', () => {
+    child.once('message', (message: SpawnerMessage) => {
       clearTimeout(timer)
+      // Names this service does not know are left out: it never asks for them.
+      if (message.type === 'ready')
+        for (const name of message.features ?? []) if (KNOWN_FEATURES.has(name)) features.add(name as SpawnerFeature)
       resolve()
     })
     stopped.promise.then((reason) => {
@@ -240,6 +257,7 @@ export async function connectSpawner(main = NODE_SPAWNER): Promise<SpawnerConnec
 
   return {
     pid: child.pid as number,
+    features,
     stopped: stopped.promise,
     kill: () => child.kill('SIGKILL'),
     launch(file, args, options) {
@@ -269,6 +287,8 @@ export async function connectSpawner(main = NODE_SPAWNER): Promise<SpawnerConnec
         ...(options.takesInput ? { takesInput: true } : {}),
         ...(options.sameSession ? { sameSession: true } : {}),
         ...(options.reportsStatus ? { reportsStatus: true } : {}),
+        ...(options.mergesStderr ? { mergesStderr: true } : {}),
+        ...(options.unblocksStart ? { unblocksStart: true } : {}),
       }
       child.send(request, (error) => {
         if (error) child.kill('SIGKILL')

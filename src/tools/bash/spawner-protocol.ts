@@ -36,7 +36,26 @@ export type SpawnRequest = {
    * (docs/adr/0473-a-warm-sandbox-reports-its-own-end.md).
    */
   reportsStatus?: boolean
+  /**
+   * Stdout's pipe is its stderr too: the two interleave as written with no wrapper shell to say
+   * `2>&1`; no stderr is relayed (docs/adr/0540-the-spawner-merges-stderr.md). Only where the
+   * spawner's `ready` named `merge-stderr`; never with `reportsStatus`.
+   */
+  mergesStderr?: boolean
+  /**
+   * With `announcesStart`: fd 3 holds one byte for bubblewrap's `--block-fd 3`, which reads it once
+   * the sandbox is set up and closes fd 3; that end is the start
+   * (docs/adr/0541-bubblewrap-announces-its-own-start.md). Only where `ready` named `block-fd`.
+   */
+  unblocksStart?: boolean
 }
+
+/**
+ * What a spawner can do beyond the first protocol, named in its `ready`: the service asks for
+ * a feature only when the running spawner named it, so an older build (an operator's image)
+ * keeps the wrapper shells rather than failing every call (docs/adr/0542-spawner-features-are-announced.md).
+ */
+export type SpawnerFeature = 'merge-stderr' | 'block-fd'
 
 /**
  * A signal to the command's own process, sent by the spawner through its `ChildProcess`, which
@@ -54,7 +73,7 @@ export type InputRequest = { type: 'input'; id: number; data: string }
 export type SpawnFailure = { message: string; code?: string; errno?: number; syscall?: string; path?: string }
 
 export type SpawnerMessage =
-  | { type: 'ready' }
+  | { type: 'ready'; features?: string[] }
   | { type: 'spawned'; id: number; pid: number }
   /**
    * The stdin pipe of a command started with `takesInput`, as the message's handle: the service
