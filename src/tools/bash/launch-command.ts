@@ -185,7 +185,7 @@ export function createCommandLauncher(
 }
 
 /** The wrapper-less form, when this spawner named every feature it needs (docs/adr/0542). */
-function usableDirect(spawner: SpawnerConnection, direct: LaunchOptions['direct']): LaunchOptions['direct'] {
+export function usableDirect(spawner: SpawnerConnection, direct: LaunchOptions['direct']): LaunchOptions['direct'] {
   if (!direct || !spawner.features.has('merge-stderr')) return undefined
   return direct.unblocksStart && !spawner.features.has('block-fd') ? undefined : direct
 }

@@ -2,6 +2,7 @@ import { deferred } from '../../async/deferred.js'
 import { type Containment, containedShellArgv, WRAPPER_SHELL } from './containment.js'
 import { killCommand, killProcessGroup } from './kill-process-group.js'
 import { commandLauncher } from './launch-command.js'
+import type { LaunchOptions } from './launch-in-process.js'
 import type { LaunchedCommand } from './launched-command.js'
 import type { OutputCollector } from './output-collector.js'
 import { BWRAP_COMMAND, bubblewrapArguments, type SandboxLayout } from './sandbox.js'
@@ -60,6 +61,22 @@ const MINIMAL_ENVIRONMENT: Readonly<Record<string, string | undefined>> = {
 }
 
 /**
+ * The command without the wrapper shell, for a spawner that merges stderr itself: `bash`
+ * directly, with `bash` as its `$0` as before (docs/adr/0540-the-spawner-merges-stderr.md); in
+ * bubblewrap with the start byte on fd 3 (docs/adr/0541). A PID namespace keeps its init shell
+ * (containment.ts): undefined. `sandbox` is bubblewrap's argv up to the command.
+ */
+export function directShell(
+  sandbox: readonly string[] | undefined,
+  containment: Containment,
+  command: string,
+): LaunchOptions['direct'] {
+  if (sandbox)
+    return { argv: [BWRAP_COMMAND, ...BLOCK_ON_FD_3, ...sandbox.slice(1), 'bash', '-c', command], unblocksStart: true }
+  return containment === 'process-group' ? { argv: ['bash', '-c', command], unblocksStart: false } : undefined
+}
+
+/**
  * The environment of a command: the minimal set above (the service's value, else the default)
  * plus the names the operator passes through (TOOLEXEC_BASH_ENV_PASSTHROUGH). Nothing else of the
  * service's environment (credentials given to the service) reaches a tenant's command.
@@ -107,17 +124,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   const containment = sandbox ? 'bwrap' : (options.containment ?? 'process-group')
   const argv = sandbox ? [...sandbox, ...shell] : containedShellArgv(containment, MERGE_STDERR, options.command)
   const env = options.env ?? commandEnvironment()
-  // Without the wrapper shell where the spawner merges stderr itself: `bash` directly, with `bash`
-  // as its `$0` as before (docs/adr/0540-the-spawner-merges-stderr.md). A PID namespace keeps its
-  // init shell (containment.ts).
-  const direct = sandbox
-    ? {
-        argv: [BWRAP_COMMAND, ...BLOCK_ON_FD_3, ...sandbox.slice(1), 'bash', '-c', options.command],
-        unblocksStart: true,
-      }
-    : containment === 'process-group'
-      ? { argv: ['bash', '-c', options.command], unblocksStart: false }
-      : undefined
+  const direct = directShell(sandbox, containment, options.command)
   let child: LaunchedCommand
   let ownGroup = true
   // Settled when this call is over: the session's warm pool refills then (docs/adr/0470).
