@@ -7,11 +7,10 @@ import { describe, expect, it, vi } from 'vitest'
 import { detectContainment } from '../../../src/tools/bash/containment.js'
 import { commandLauncher, createCommandLauncher } from '../../../src/tools/bash/launch-command.js'
 import type { LaunchedCommand } from '../../../src/tools/bash/launched-command.js'
-import { createOutputCollector } from '../../../src/tools/bash/output-collector.js'
-import { runShellCommand } from '../../../src/tools/bash/run-shell-command.js'
 import { nativeSpawnerMissing } from '../../../src/tools/bash/spawner-choice.js'
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
 import { processesMatching } from './process-helpers.js'
+import { runCollected } from './run-collected.js'
 
 const containment = detectContainment('off')
 
@@ -19,19 +18,8 @@ async function run(
   command: string,
   options: { timeoutMs?: number; signal?: AbortSignal; env?: Record<string, string> } = {},
 ) {
-  const output = createOutputCollector({ thresholdChars: 100_000, openBlob: () => Promise.reject(new Error('none')) })
-  const result = await runShellCommand({
-    command,
-    cwd: '/tmp',
-    timeoutMs: options.timeoutMs ?? 60_000,
-    signal: options.signal ?? new AbortController().signal,
-    output,
-    sandbox: null,
-    containment: 'pid-namespace',
-    ...(options.env ? { env: options.env } : {}),
-  })
-  const collected = await output.result()
-  return { ...result, text: collected.spilled ? collected.head : collected.text }
+  const { result, text } = runCollected(command, { containment: 'pid-namespace', timeoutMs: 60_000, ...options })
+  return { ...(await result), text: await text() }
 }
 
 async function stdoutOf(command: LaunchedCommand): Promise<string> {
