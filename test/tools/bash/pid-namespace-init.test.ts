@@ -44,6 +44,7 @@ describe.skipIf(containment.containment !== 'pid-namespace' || nativeSpawnerMiss
     })
 
     it("ends with the command's `kill $$`, and its `kill -TERM 1` ends the namespace", async () => {
+      // No `Terminated` line: that was the init shell's `wait` speaking (docs/adr/0555).
       expect(await run('kill $$; echo survived')).toMatchObject({ exitCode: 143, text: '', timedOut: false })
       const marker = '918.4417'
       const ended = await run(`sleep ${marker} & kill -TERM 1; wait`)
