@@ -48,6 +48,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       containedShellArgv(containment === 'pid-namespace' ? 'pid-namespace' : 'process-group', MERGE_STDERR, 'true'),
       session.cwd,
       false,
+      containment === 'pid-namespace' ? ['bash', '-c', 'true'] : undefined,
     )
     const sameContainment =
       containment === 'pid-namespace'
@@ -97,6 +98,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         offBare,
         offThroughSpawner,
         offParts.spawnerCpu(),
+        offParts.namespaced,
       ),
       ...coldFigures(
         'Bash `true`, sandbox off',

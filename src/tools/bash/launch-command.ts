@@ -143,7 +143,16 @@ export function createCommandLauncher(
       return pacer.run(
         async () => {
           const spawner = await current()
-          if (spawner) return spawner.launch(argv[0] as string, argv.slice(1), launchOptions)
+          if (spawner) {
+            // The native spawner as the namespace's init, where it says it can (docs/adr/0555).
+            const { namespacedArgv, ...rest } = launchOptions
+            if (namespacedArgv && spawner.features.has('pid-namespace'))
+              return spawner.launch(namespacedArgv[0] as string, namespacedArgv.slice(1), {
+                ...rest,
+                pidNamespace: true,
+              })
+            return spawner.launch(argv[0] as string, argv.slice(1), rest)
+          }
           const { priority: applied, ...launched } = await launchInProcess(argv, launchOptions, nice)
           priority = applied
           return launched

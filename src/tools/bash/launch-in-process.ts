@@ -23,6 +23,12 @@ export type LaunchOptions = {
   sameSession?: boolean | undefined
   /** With `announcesStart`: fd 4 a pipe for bubblewrap's `--json-status-fd 4` (docs/adr/0473). */
   reportsStatus?: boolean | undefined
+  /**
+   * With the sandbox off: this argv (`bash -c COMMAND`) is started instead, in a PID namespace
+   * whose init is the native spawner itself, when the spawner in force can
+   * (docs/adr/0555-the-native-spawner-is-the-pid-namespace-init.md). Elsewhere it is ignored.
+   */
+  namespacedArgv?: readonly string[] | undefined
 }
 
 /**

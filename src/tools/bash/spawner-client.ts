@@ -14,6 +14,8 @@ const LAUNCH_TIMEOUT_MS = 30_000
 /** One spawner process and the commands it started (launch-command.ts restarts it). */
 export type SpawnerConnection = {
   readonly pid: number
+  /** What its `ready` said it can do beyond the base protocol (spawner-protocol.ts). */
+  readonly features: ReadonlySet<string>
   launch(
     file: string,
     args: string[],
@@ -24,6 +26,7 @@ export type SpawnerConnection = {
       takesInput?: boolean | undefined
       sameSession?: boolean | undefined
       reportsStatus?: boolean | undefined
+      pidNamespace?: boolean | undefined
     },
   ): Promise<LaunchedCommand>
   /** Resolves, with what happened, once the spawner process is gone. */
@@ -79,19 +82,20 @@ export async function connectSpawner(main = NODE_SPAWNER): Promise<SpawnerConnec
     stopped.resolve(error.message)
     child.kill('SIGKILL')
   })
-  const ready = new Promise<void>((resolve, reject) => {
+  const ready = new Promise<ReadonlySet<string>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)
-    child.once('message', () => {
+    child.once('message', (message: SpawnerMessage) => {
       clearTimeout(timer)
-      resolve()
+      resolve(new Set(message.type === 'ready' ? (message.features ?? []) : []))
     })
     stopped.promise.then((reason) => {
       clearTimeout(timer)
       reject(new Error(reason))
     })
   })
+  let features: ReadonlySet<string>
   try {
-    await ready
+    features = await ready
   } catch (error) {
     child.kill('SIGKILL')
     throw error
@@ -240,6 +244,7 @@ export async function connectSpawner(main = NODE_SPAWNER): Promise<SpawnerConnec
 
   return {
     pid: child.pid as number,
+    features,
     stopped: stopped.promise,
     kill: () => child.kill('SIGKILL'),
     launch(file, args, options) {
@@ -269,6 +274,7 @@ export async function connectSpawner(main = NODE_SPAWNER): Promise<SpawnerConnec
         ...(options.takesInput ? { takesInput: true } : {}),
         ...(options.sameSession ? { sameSession: true } : {}),
         ...(options.reportsStatus ? { reportsStatus: true } : {}),
+        ...(options.pidNamespace ? { pidNamespace: true } : {}),
       }
       child.send(request, (error) => {
         if (error) child.kill('SIGKILL')

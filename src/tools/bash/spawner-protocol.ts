@@ -36,6 +36,13 @@ export type SpawnRequest = {
    * (docs/adr/0473-a-warm-sandbox-reports-its-own-end.md).
    */
   reportsStatus?: boolean
+  /**
+   * Only to a spawner whose `ready` named `pid-namespace`: `file` is started in a new PID
+   * namespace whose first process is the spawner's own init (no `setpriv`, `unshare` or init
+   * shell), stdout and stderr on one pipe, the namespace ending with the command
+   * (docs/adr/0555-the-native-spawner-is-the-pid-namespace-init.md).
+   */
+  pidNamespace?: boolean
 }
 
 /**
@@ -54,7 +61,8 @@ export type InputRequest = { type: 'input'; id: number; data: string }
 export type SpawnFailure = { message: string; code?: string; errno?: number; syscall?: string; path?: string }
 
 export type SpawnerMessage =
-  | { type: 'ready' }
+  /** `features`: what this spawner can do beyond the base protocol (absent: nothing), e.g. `pid-namespace`. */
+  | { type: 'ready'; features?: string[] }
   | { type: 'spawned'; id: number; pid: number }
   /**
    * The stdin pipe of a command started with `takesInput`, as the message's handle: the service

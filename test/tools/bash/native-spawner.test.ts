@@ -51,7 +51,8 @@ async function byHand() {
   })
   const stopped = once(child, 'close').then(([code]) => code as number)
   const [ready] = (await once(channel, 'data')) as [Buffer]
-  expect(ready.toString()).toBe('{"type":"ready"}\n')
+  // One JSON text and its newline; `features` as this host allows (docs/adr/0555).
+  expect(ready.toString()).toMatch(/^\{"type":"ready"(,"features":\["[a-z-]+"(,"[a-z-]+")*\])?\}\n$/)
   return { channel, stopped, stderr: () => stderr }
 }
 
