@@ -50,6 +50,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       containedShellArgv(containment === 'pid-namespace' ? 'pid-namespace' : 'process-group', MERGE_STDERR, 'true'),
       session.cwd,
       false,
+      containment === 'pid-namespace' ? ['bash', '-c', 'true'] : undefined,
       directShell(undefined, containment === 'pid-namespace' ? 'pid-namespace' : 'process-group', 'true'),
     )
     const sameContainment =
@@ -100,6 +101,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         offBare,
         offThroughSpawner,
         offParts.spawnerCpu(),
+        offParts.namespaced,
       ),
       ...coldFigures(
         'Bash `true`, sandbox off',
@@ -233,6 +235,7 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
         [BWRAP_COMMAND, ...sandboxArguments, WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', 'true'],
         session.cwd,
         true,
+        undefined,
         directShell([BWRAP_COMMAND, ...sandboxArguments], 'bwrap', 'true'),
       )
       const floor = rememberingLatency(() => spawnBare('bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true']))

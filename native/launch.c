@@ -52,8 +52,8 @@ static int spawn_one(pid_t *pid, const char *path, const posix_spawn_file_action
   return err;
 }
 
-static int spawn_searching(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
-                           const posix_spawnattr_t *attr, char **argv, char **envp) {
+int spawn_searching(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+                    char **argv, char **envp) {
   if (!*file) return ENOENT;
   if (strchr(file, '/')) return spawn_one(pid, file, fa, attr, argv, envp);
   const char *path = path_of(envp);
@@ -95,7 +95,8 @@ void start_command(const jv *req) {
   long long id = (long long)idv->n;
   bool announces = flag(req, "announcesStart"), takes_input = flag(req, "takesInput"),
        same_session = flag(req, "sameSession"), reports = announces && flag(req, "reportsStatus"),
-       merges = flag(req, "mergesStderr") && !reports, unblocks = announces && flag(req, "unblocksStart");
+       merges = flag(req, "mergesStderr") && !reports, namespaced = flag(req, "pidNamespace"),
+       unblocks = announces && flag(req, "unblocksStart");
 
   bool nul = has_nul(file) || has_nul(cwd);
   char **argv = xrealloc(NULL, (args->count + 2) * sizeof *argv);
@@ -124,7 +125,8 @@ void start_command(const jv *req) {
   int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, ann[2] = {-1, -1}, st[2] = {-1, -1};
   int failed = 0;
   pid_t pid = 0;
-  if (nul) failed = EINVAL;
+  /* The init reads no input and reports no status of bubblewrap's. */
+  if (nul || (namespaced && (takes_input || reports || merges))) failed = EINVAL;
   else if ((takes_input && pair(in)) || pair(out) || (!merges && pair(err)) || (announces && pair(ann)) ||
            (reports && pair(st)))
     failed = errno;
@@ -133,7 +135,9 @@ void start_command(const jv *req) {
      spawn, it never blocks bwrap; the buffer of a fresh socketpair always holds one byte. */
   else if (unblocks && write(ann[0], ".", 1) != 1)
     failed = errno;
-  if (!failed) {
+  if (!failed && namespaced) {
+    failed = start_in_pid_namespace(&pid, file->s, argv, envp, cwd->s, out[1], err[1], ann[1], !same_session);
+  } else if (!failed) {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     posix_spawn_file_actions_init(&fa);

@@ -12,7 +12,8 @@
  *
  * The files, one concept each, share spawner.h: buffer.c (message buffers, JSON out), json-reader.c
  * (JSON in), channel.c (the channel and the messages sent on it), launch.c (the child launch),
- * commands.c (reaping, exit reporting, stderr relay); this one reads the channel and runs the loop.
+ * commands.c (reaping, exit reporting, stderr relay), pid-namespace.c (a command's PID namespace
+ * and its init); this one reads the channel and runs the loop.
  *
  * C11 + glibc (2.34+: posix_spawn_file_actions_addclosefrom_np, sigabbrev_np, strerrorname_np).
  */
@@ -97,10 +98,13 @@ int main(void) {
   int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sfd < 0) die("signalfd", strerror(errno));
 
+  probe_pid_namespaces();
   buf_t m = {0};
-  /* What this build can do beyond the first protocol: the service asks for it only when named
-     here, so a spawner built from older source keeps its wrapper shells (docs/adr/0542). */
-  buf_str(&m, "{\"type\":\"ready\",\"features\":[\"merge-stderr\",\"block-fd\"]}");
+  /* What this build and host can do beyond the protocol's base: the service asks for nothing else, so
+     a spawner built from older source keeps the wrapper shells (docs/adr/0542, 0555). */
+  buf_str(&m, "{\"type\":\"ready\",\"features\":[\"merge-stderr\",\"block-fd\"");
+  if (pid_namespaces) buf_str(&m, ",\"pid-namespace\"");
+  buf_str(&m, "]}");
   send_message(&m, -1);
   free(m.data);
 

@@ -6,6 +6,7 @@
 #define TOOLEXEC_SPAWNER_H
 
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -109,5 +110,17 @@ extern sigset_t all_signals, no_signals;
 
 /* A spawn request: the command started and its handles sent, or a spawn-error. */
 void start_command(const jv *req);
+/* posix_spawn of `file` as libuv's execvp finds and runs it (the request env's PATH); 0 or an errno. */
+int spawn_searching(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+                    char **argv, char **envp);
+
+/* ---------------------------------------------------------------- pid-namespace.c */
+
+/* Set by the probe at start: this process can start a PID namespace with its own /proc. */
+extern bool pid_namespaces;
+void probe_pid_namespaces(void);
+/* `file` started in a new PID namespace under an init of this program's own (docs/adr/0555); 0 or an errno. */
+int start_in_pid_namespace(pid_t *pid, const char *file, char **argv, char **envp, const char *cwd, int out, int err,
+                           int ann, bool own_session);
 
 #endif

@@ -23,12 +23,15 @@ export type Measured = { service: number[]; floor: number[] }
  * the run. Figures with their floor and no goal: the decomposition of goal 2
  * (docs/adr/0474-the-bash-figures-show-their-decomposition.md). `sameSession` as the service
  * starts the command: a PID-namespace or process-group command in a session of its own
- * (docs/adr/0476), bubblewrap and a search in the spawner's.
+ * (docs/adr/0476), bubblewrap and a search in the spawner's. `namespacedArgv`: the command as the
+ * service hands it to a spawner that is the PID namespace's init itself; where the spawner says it
+ * can, the spawner row measures that, as the service starts it (docs/adr/0555), and `namespaced` says so.
  */
 export async function commandParts(
-  wrapperArgv: readonly string[],
+  argv: readonly string[],
   cwd: string,
   sameSession: boolean,
+  namespacedArgv?: readonly string[],
   direct?: LaunchOptions['direct'],
 ) {
   // The spawner the service of the build uses: the native one where `npm run build` compiled it
@@ -43,19 +46,28 @@ export async function commandParts(
   // The form the service runs with this spawner: without the wrapper shell where it named the
   // features (docs/adr/0542), stderr merged and, in bubblewrap, the start byte on fd 3 (0540, 0541).
   const chosen = usableDirect(spawner, direct)
-  const [file = '', ...args] = chosen?.argv ?? wrapperArgv
+  const [file = '', ...args] = chosen?.argv ?? argv
   const announcesStart = chosen ? chosen.unblocksStart : true
   const flags = chosen ? { mergesStderr: true, unblocksStart: chosen.unblocksStart } : {}
+  const namespaced = namespacedArgv !== undefined && spawner.features.has('pid-namespace')
+  const [spawnerFile = '', ...spawnerArgs] = namespaced ? namespacedArgv : [file, ...args]
   const cpuAtStart = cpuNs(spawner.pid)
   let starts = 0
   const throughSpawner = async () => {
     starts += 1
-    const launched = await spawner.launch(file, args, { cwd, env, announcesStart, sameSession, ...flags })
+    const launched = await spawner.launch(spawnerFile, spawnerArgs, {
+      cwd,
+      env,
+      announcesStart: namespaced || announcesStart,
+      sameSession,
+      pidNamespace: namespaced,
+      ...flags,
+    })
     launched.stdout.resume()
     launched.stderr.resume()
     const [code] = await launched.exited
     await launched.closed
-    if (code !== 0) throw new Error(`${file} exited with ${code} through the spawner`)
+    if (code !== 0) throw new Error(`${spawnerFile} exited with ${code} through the spawner`)
   }
   /** Which spawner, and its CPU per start (the warm-up's included): it does nothing but these starts. */
   let atClose: SpawnerCpu | undefined
@@ -67,6 +79,7 @@ export async function commandParts(
   return {
     bare: () => spawnBare(file, args, cwd, announcesStart, !sameSession, chosen?.unblocksStart === true),
     throughSpawner,
+    namespaced,
     spawnerCpu,
     close: () => {
       atClose = spawnerCpu()
@@ -86,7 +99,10 @@ function cpuNs(pid: number): number {
   }
 }
 
-/** The two rows of commandParts' figures, against `floorName`'s p50. */
+/**
+ * The two rows of commandParts' figures, against `floorName`'s p50. `namespaced`: the spawner is
+ * the PID namespace's init (docs/adr/0555), and the argv spawned bare is only the Node spawner's.
+ */
 export function partFigures(
   label: string,
   floorName: string,
@@ -94,6 +110,7 @@ export function partFigures(
   bare: number[],
   throughSpawner: number[],
   spawnerCpu?: SpawnerCpu,
+  namespaced = false,
 ) {
   const row = (name: string, latencies: number[], extra = {}) =>
     ratioFigure({
@@ -104,6 +121,18 @@ export function partFigures(
       baseline: summarise(floor).p50,
       details: { p99Ms: summarise(latencies).p99, runs: latencies.length, ...extra },
     })
+  if (namespaced)
+    return [
+      row(
+        `${label}: the Node spawner's argv (setpriv, unshare, init shell) spawned bare, p50 (the fallback's containment)`,
+        bare,
+      ),
+      row(
+        `${label}: the native spawner as the PID namespace's init, no HTTP, p50 (the containment plus the spawner hop)`,
+        throughSpawner,
+        spawnerCpu,
+      ),
+    ]
   return [
     row(`${label}: the service's argv spawned bare, p50 (the containment's own cost)`, bare),
     row(

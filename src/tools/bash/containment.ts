@@ -35,6 +35,8 @@ const PID_NAMESPACE_PREFIX = [
  * Output merging is the same as the plain shell's (run-shell-command.ts), and so is the byte on
  * fd 3 that ends the start (docs/adr/0301-process-starts-are-paced.md). It is POSIX sh, run by
  * WRAPPER_SHELL like the merging shell (docs/adr/0290-wrapper-shells-are-sh.md).
+ * Where the native spawner can, it is this init itself, in C, and this argv is not used
+ * (native/pid-namespace.c, docs/adr/0555-the-native-spawner-is-the-pid-namespace-init.md).
  */
 const NAMESPACE_INIT = 'trap "kill -TERM -1 2>/dev/null; exit 143" TERM; printf . >&3; bash -c "$1" 2>&1 3>&- & wait $!'
 

@@ -144,8 +144,15 @@ export function createCommandLauncher(
         async () => {
           const spawner = await current()
           if (spawner) {
+            // The native spawner as the namespace's init, where it says it can (docs/adr/0555).
+            const { namespacedArgv, direct: _direct, ...rest } = launchOptions
+            if (namespacedArgv && spawner.features.has('pid-namespace'))
+              return spawner.launch(namespacedArgv[0] as string, namespacedArgv.slice(1), {
+                ...rest,
+                pidNamespace: true,
+              })
             const direct = usableDirect(spawner, launchOptions.direct)
-            if (!direct) return spawner.launch(argv[0] as string, argv.slice(1), launchOptions)
+            if (!direct) return spawner.launch(argv[0] as string, argv.slice(1), rest)
             return spawner.launch(direct.argv[0] as string, direct.argv.slice(1), {
               cwd: launchOptions.cwd,
               env: launchOptions.env,

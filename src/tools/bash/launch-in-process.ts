@@ -29,6 +29,12 @@ export type LaunchOptions = {
    * 0542); `argv` runs everywhere else (the Node spawner, an older native build, in process).
    */
   direct?: { argv: readonly string[]; unblocksStart: boolean } | undefined
+  /**
+   * With the sandbox off: this argv (`bash -c COMMAND`) is started instead, in a PID namespace
+   * whose init is the native spawner itself, when the spawner in force can
+   * (docs/adr/0555-the-native-spawner-is-the-pid-namespace-init.md). Elsewhere it is ignored.
+   */
+  namespacedArgv?: readonly string[] | undefined
 }
 
 /**

@@ -162,6 +162,9 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
         announcesStart: true,
         sameSession: containment === 'bwrap' && !ownGroup,
         direct,
+        // The same containment without setpriv, unshare and the init shell, where the spawner can
+        // be the namespace's init itself (docs/adr/0555-the-native-spawner-is-the-pid-namespace-init.md).
+        ...(containment === 'pid-namespace' ? { namespacedArgv: ['bash', '-c', options.command] } : {}),
       }))
   } catch (error) {
     finished.resolve()

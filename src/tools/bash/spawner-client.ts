@@ -3,14 +3,7 @@ import { PassThrough } from 'node:stream'
 import { deferred } from '../../async/deferred.js'
 import { type LaunchedCommand, SpawnerStoppedError } from './launched-command.js'
 import { exitCodeFrom } from './sandbox-status.js'
-import type {
-  InputRequest,
-  SignalRequest,
-  SpawnerFeature,
-  SpawnerMessage,
-  SpawnFailure,
-  SpawnRequest,
-} from './spawner-protocol.js'
+import type { InputRequest, SignalRequest, SpawnerMessage, SpawnFailure, SpawnRequest } from './spawner-protocol.js'
 import { NODE_SPAWNER, startSpawner } from './start-spawner-process.js'
 
 /** How long the spawner may take to start (a Node process, under load). */
@@ -21,8 +14,8 @@ const LAUNCH_TIMEOUT_MS = 30_000
 /** One spawner process and the commands it started (launch-command.ts restarts it). */
 export type SpawnerConnection = {
   readonly pid: number
-  /** What its `ready` named (docs/adr/0542): none for the Node spawner and older native builds. */
-  readonly features: ReadonlySet<SpawnerFeature>
+  /** What its `ready` said it can do beyond the base protocol (spawner-protocol.ts). */
+  readonly features: ReadonlySet<string>
   launch(
     file: string,
     args: string[],
@@ -35,6 +28,7 @@ export type SpawnerConnection = {
       reportsStatus?: boolean | undefined
       mergesStderr?: boolean | undefined
       unblocksStart?: boolean | undefined
+      pidNamespace?: boolean | undefined
     },
   ): Promise<LaunchedCommand>
   /** Resolves, with what happened, once the spawner process is gone. */
@@ -81,8 +75,6 @@ function spawnError(failure: SpawnFailure): Error {
   return Object.assign(new Error(message), fields)
 }
 
-const KNOWN_FEATURES: ReadonlySet<string> = new Set<SpawnerFeature>(['merge-stderr', 'block-fd'])
-
 /** Starts a spawner process and resolves once it is ready; rejects when it cannot start. */
 export async function connectSpawner(main = NODE_SPAWNER): Promise<SpawnerConnection> {
   const child = startSpawner(main)
@@ -92,23 +84,20 @@ export async function connectSpawner(main = NODE_SPAWNER): Promise<SpawnerConnec
     stopped.resolve(error.message)
     child.kill('SIGKILL')
   })
-  const features = new Set<SpawnerFeature>()
-  const ready = new Promise<void>((resolve, reject) => {
+  const ready = new Promise<ReadonlySet<string>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)
     child.once('message', (message: SpawnerMessage) => {
       clearTimeout(timer)
-      // Names this service does not know are left out: it never asks for them.
-      if (message.type === 'ready')
-        for (const name of message.features ?? []) if (KNOWN_FEATURES.has(name)) features.add(name as SpawnerFeature)
-      resolve()
+      resolve(new Set(message.type === 'ready' ? (message.features ?? []) : []))
     })
     stopped.promise.then((reason) => {
       clearTimeout(timer)
       reject(new Error(reason))
     })
   })
+  let features: ReadonlySet<string>
   try {
-    await ready
+    features = await ready
   } catch (error) {
     child.kill('SIGKILL')
     throw error
@@ -289,6 +278,7 @@ export async function connectSpawner(main = NODE_SPAWNER): Promise<SpawnerConnec
         ...(options.reportsStatus ? { reportsStatus: true } : {}),
         ...(options.mergesStderr ? { mergesStderr: true } : {}),
         ...(options.unblocksStart ? { unblocksStart: true } : {}),
+        ...(options.pidNamespace ? { pidNamespace: true } : {}),
       }
       child.send(request, (error) => {
         if (error) child.kill('SIGKILL')

@@ -48,14 +48,14 @@ export type SpawnRequest = {
    * (docs/adr/0541-bubblewrap-announces-its-own-start.md). Only where `ready` named `block-fd`.
    */
   unblocksStart?: boolean
+  /**
+   * Only to a spawner whose `ready` named `pid-namespace`: `file` is started in a new PID
+   * namespace whose first process is the spawner's own init (no `setpriv`, `unshare` or init
+   * shell), stdout and stderr on one pipe, the namespace ending with the command
+   * (docs/adr/0555-the-native-spawner-is-the-pid-namespace-init.md).
+   */
+  pidNamespace?: boolean
 }
-
-/**
- * What a spawner can do beyond the first protocol, named in its `ready`: the service asks for
- * a feature only when the running spawner named it, so an older build (an operator's image)
- * keeps the wrapper shells rather than failing every call (docs/adr/0542-spawner-features-are-announced.md).
- */
-export type SpawnerFeature = 'merge-stderr' | 'block-fd'
 
 /**
  * A signal to the command's own process, sent by the spawner through its `ChildProcess`, which
@@ -73,6 +73,7 @@ export type InputRequest = { type: 'input'; id: number; data: string }
 export type SpawnFailure = { message: string; code?: string; errno?: number; syscall?: string; path?: string }
 
 export type SpawnerMessage =
+  /** `features`: what this spawner can do beyond the base protocol (absent: nothing), e.g. `pid-namespace`. */
   | { type: 'ready'; features?: string[] }
   | { type: 'spawned'; id: number; pid: number }
   /**

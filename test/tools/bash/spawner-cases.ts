@@ -12,28 +12,17 @@ import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { commandLauncher, createCommandLauncher } from '../../../src/tools/bash/launch-command.js'
 import { SpawnerStoppedError } from '../../../src/tools/bash/launched-command.js'
 import type { LauncherChange } from '../../../src/tools/bash/launcher-state.js'
-import { createOutputCollector } from '../../../src/tools/bash/output-collector.js'
-import { runShellCommand } from '../../../src/tools/bash/run-shell-command.js'
 import { nativeSpawnerMissing, type SpawnerKind } from '../../../src/tools/bash/spawner-choice.js'
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
 import { processesMatching } from './process-helpers.js'
+import { runCollected } from './run-collected.js'
 
 function run(command: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}) {
-  const output = createOutputCollector({ thresholdChars: 100_000, openBlob: () => Promise.reject(new Error('none')) })
-  const result = runShellCommand({
-    command,
-    cwd: '/tmp',
-    timeoutMs: options.timeoutMs ?? 30_000,
-    signal: options.signal ?? new AbortController().signal,
-    output,
-    sandbox: null,
+  return runCollected(command, {
     containment: 'process-group',
+    timeoutMs: options.timeoutMs ?? 30_000,
+    ...(options.signal ? { signal: options.signal } : {}),
   })
-  const text = async () => {
-    const collected = await output.result()
-    return collected.spilled ? collected.head : collected.text
-  }
-  return { result, text }
 }
 
 async function spawnerPid(kind: SpawnerKind): Promise<number> {
