@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { containedShellArgv, WRAPPER_SHELL } from '../src/tools/bash/containment.js'
-import { MERGE_STDERR } from '../src/tools/bash/run-shell-command.js'
+import { directShell, MERGE_STDERR } from '../src/tools/bash/run-shell-command.js'
 import { BWRAP_COMMAND, bubblewrapArguments } from '../src/tools/bash/sandbox.js'
 import { searchArguments } from '../src/tools/grep/grep-arguments.js'
 import {
@@ -44,11 +44,14 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
     const bashTrue = () => client.run('Bash', { command: 'true' })
     // The same containment as the service's, spawned bare: what the namespace itself costs.
     // In a session of its own, as the service starts it without bubblewrap (docs/adr/0476).
+    // Without a PID namespace the service runs `bash -c true` with no wrapper where its spawner
+    // merges stderr (docs/adr/0540): so do these rows.
     const offParts = await commandParts(
       containedShellArgv(containment === 'pid-namespace' ? 'pid-namespace' : 'process-group', MERGE_STDERR, 'true'),
       session.cwd,
       false,
       containment === 'pid-namespace' ? ['bash', '-c', 'true'] : undefined,
+      directShell(undefined, containment === 'pid-namespace' ? 'pid-namespace' : 'process-group', 'true'),
     )
     const sameContainment =
       containment === 'pid-namespace'
@@ -225,10 +228,15 @@ export async function toolOverhead(seconds: number): Promise<Figure[]> {
       // The layout of a session's call: its cwd writable, a blob directory read-only.
       const blobs = await mkdtemp(path.join(scratch, 'blobs-'))
       const layout = { cwd: session.cwd, writableDirectories: [session.cwd], readOnlyDirectories: [blobs] }
+      // The service's argv: bash directly, bubblewrap's start byte on fd 3, where its spawner can
+      // (docs/adr/0540, 0541); else the wrapper shell's.
+      const sandboxArguments = bubblewrapArguments(layout)
       const parts = await commandParts(
-        [BWRAP_COMMAND, ...bubblewrapArguments(layout), WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', 'true'],
+        [BWRAP_COMMAND, ...sandboxArguments, WRAPPER_SHELL, '-c', MERGE_STDERR, 'sh', 'true'],
         session.cwd,
         true,
+        undefined,
+        directShell([BWRAP_COMMAND, ...sandboxArguments], 'bwrap', 'true'),
       )
       const floor = rememberingLatency(() => spawnBare('bwrap', [...BWRAP_FLOOR, 'bash', '-c', 'true']))
       const noop = coldNoopRuns(sandboxed, session.id, floor.latestMs)

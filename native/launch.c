@@ -95,7 +95,8 @@ void start_command(const jv *req) {
   long long id = (long long)idv->n;
   bool announces = flag(req, "announcesStart"), takes_input = flag(req, "takesInput"),
        same_session = flag(req, "sameSession"), reports = announces && flag(req, "reportsStatus"),
-       namespaced = flag(req, "pidNamespace");
+       merges = flag(req, "mergesStderr") && !reports, namespaced = flag(req, "pidNamespace"),
+       unblocks = announces && flag(req, "unblocksStart");
 
   bool nul = has_nul(file) || has_nul(cwd);
   char **argv = xrealloc(NULL, (args->count + 2) * sizeof *argv);
@@ -125,8 +126,14 @@ void start_command(const jv *req) {
   int failed = 0;
   pid_t pid = 0;
   /* The init reads no input and reports no status of bubblewrap's. */
-  if (nul || (namespaced && (takes_input || reports))) failed = EINVAL;
-  else if ((takes_input && pair(in)) || pair(out) || pair(err) || (announces && pair(ann)) || (reports && pair(st)))
+  if (nul || (namespaced && (takes_input || reports || merges))) failed = EINVAL;
+  else if ((takes_input && pair(in)) || pair(out) || (!merges && pair(err)) || (announces && pair(ann)) ||
+           (reports && pair(st)))
+    failed = errno;
+  /* bubblewrap's `--block-fd 3` reads this byte once its sandbox is set up and closes fd 3, which its
+     monitor closed already: the end on this side is the start's (docs/adr/0541). Written before the
+     spawn, it never blocks bwrap; the buffer of a fresh socketpair always holds one byte. */
+  else if (unblocks && write(ann[0], ".", 1) != 1)
     failed = errno;
   if (!failed && namespaced) {
     failed = start_in_pid_namespace(&pid, file->s, argv, envp, cwd->s, out[1], err[1], ann[1], !same_session);
@@ -138,7 +145,9 @@ void start_command(const jv *req) {
     if (takes_input) posix_spawn_file_actions_adddup2(&fa, in[0], 0);
     else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDWR, 0); /* as libuv's 'ignore' */
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    /* Merged: stdout's pipe is stderr too, so the two interleave as written with no shell to say
+       `2>&1` (docs/adr/0540). */
+    posix_spawn_file_actions_adddup2(&fa, merges ? out[1] : err[1], 2);
     if (announces) posix_spawn_file_actions_adddup2(&fa, ann[1], 3);
     if (reports) posix_spawn_file_actions_adddup2(&fa, st[1], 4);
     /* Every other fd closed, whatever this process was given (everything of its own is close-on-exec too). */

@@ -100,8 +100,11 @@ int main(void) {
 
   probe_pid_namespaces();
   buf_t m = {0};
-  /* What this build and host can do beyond the protocol's base: the service asks for nothing else. */
-  buf_str(&m, pid_namespaces ? "{\"type\":\"ready\",\"features\":[\"pid-namespace\"]}" : "{\"type\":\"ready\"}");
+  /* What this build and host can do beyond the protocol's base: the service asks for nothing else, so
+     a spawner built from older source keeps the wrapper shells (docs/adr/0542, 0555). */
+  buf_str(&m, "{\"type\":\"ready\",\"features\":[\"merge-stderr\",\"block-fd\"");
+  if (pid_namespaces) buf_str(&m, ",\"pid-namespace\"");
+  buf_str(&m, "]}");
   send_message(&m, -1);
   free(m.data);
 

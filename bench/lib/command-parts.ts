@@ -2,7 +2,9 @@
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import type { Readable } from 'node:stream'
+import type { Duplex } from 'node:stream'
+import { usableDirect } from '../../src/tools/bash/launch-command.js'
+import type { LaunchOptions } from '../../src/tools/bash/launch-in-process.js'
 import { commandEnvironment } from '../../src/tools/bash/run-shell-command.js'
 import { connectSpawner } from '../../src/tools/bash/spawner-client.js'
 import { noopBatch } from './noop-batch.js'
@@ -30,6 +32,7 @@ export async function commandParts(
   cwd: string,
   sameSession: boolean,
   namespacedArgv?: readonly string[],
+  direct?: LaunchOptions['direct'],
 ) {
   // The spawner the service of the build uses: the native one where `npm run build` compiled it
   // (src/tools/bash/spawner-choice.ts, docs/adr/0501), else the Node one; TOOLEXEC_SPAWNER=node
@@ -40,9 +43,14 @@ export async function commandParts(
     kind === 'native' ? native : path.join(REPOSITORY, 'dist/src/tools/bash/spawner-main.js'),
   )
   const env = commandEnvironment()
-  const [file = '', ...args] = argv
+  // The form the service runs with this spawner: without the wrapper shell where it named the
+  // features (docs/adr/0542), stderr merged and, in bubblewrap, the start byte on fd 3 (0540, 0541).
+  const chosen = usableDirect(spawner, direct)
+  const [file = '', ...args] = chosen?.argv ?? argv
+  const announcesStart = chosen ? chosen.unblocksStart : true
+  const flags = chosen ? { mergesStderr: true, unblocksStart: chosen.unblocksStart } : {}
   const namespaced = namespacedArgv !== undefined && spawner.features.has('pid-namespace')
-  const [spawnerFile = '', ...spawnerArgs] = namespaced ? namespacedArgv : argv
+  const [spawnerFile = '', ...spawnerArgs] = namespaced ? namespacedArgv : [file, ...args]
   const cpuAtStart = cpuNs(spawner.pid)
   let starts = 0
   const throughSpawner = async () => {
@@ -50,9 +58,10 @@ export async function commandParts(
     const launched = await spawner.launch(spawnerFile, spawnerArgs, {
       cwd,
       env,
-      announcesStart: true,
+      announcesStart: namespaced || announcesStart,
       sameSession,
       pidNamespace: namespaced,
+      ...flags,
     })
     launched.stdout.resume()
     launched.stderr.resume()
@@ -68,7 +77,7 @@ export async function commandParts(
       spawnerCpuMsPerStart: Math.round(((cpuNs(spawner.pid) - cpuAtStart) / 1e6 / Math.max(starts, 1)) * 1000) / 1000,
     }
   return {
-    bare: () => spawnBare(file, args, cwd, true, !sameSession),
+    bare: () => spawnBare(file, args, cwd, announcesStart, !sameSession, chosen?.unblocksStart === true),
     throughSpawner,
     namespaced,
     spawnerCpu,
@@ -249,6 +258,7 @@ export function spawnBare(
   cwd?: string,
   announces = false,
   detached = false,
+  unblocks = false,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
@@ -258,7 +268,10 @@ export function spawnBare(
     })
     child.stdout?.resume()
     child.stderr?.resume()
-    ;(child.stdio[3] as Readable | null | undefined)?.resume()
+    const fd3 = child.stdio[3] as Duplex | null | undefined
+    // bubblewrap's `--block-fd 3` byte, as the spawner writes it (docs/adr/0541).
+    if (unblocks) fd3?.write('.')
+    fd3?.resume()
     child.once('error', reject)
     child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited with ${code}`))))
   })

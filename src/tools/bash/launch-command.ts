@@ -145,13 +145,22 @@ export function createCommandLauncher(
           const spawner = await current()
           if (spawner) {
             // The native spawner as the namespace's init, where it says it can (docs/adr/0555).
-            const { namespacedArgv, ...rest } = launchOptions
+            const { namespacedArgv, direct: _direct, ...rest } = launchOptions
             if (namespacedArgv && spawner.features.has('pid-namespace'))
               return spawner.launch(namespacedArgv[0] as string, namespacedArgv.slice(1), {
                 ...rest,
                 pidNamespace: true,
               })
-            return spawner.launch(argv[0] as string, argv.slice(1), rest)
+            const direct = usableDirect(spawner, launchOptions.direct)
+            if (!direct) return spawner.launch(argv[0] as string, argv.slice(1), rest)
+            return spawner.launch(direct.argv[0] as string, direct.argv.slice(1), {
+              cwd: launchOptions.cwd,
+              env: launchOptions.env,
+              sameSession: launchOptions.sameSession,
+              mergesStderr: true,
+              announcesStart: direct.unblocksStart,
+              unblocksStart: direct.unblocksStart,
+            })
           }
           const { priority: applied, ...launched } = await launchInProcess(argv, launchOptions, nice)
           priority = applied
@@ -180,6 +189,12 @@ export function createCommandLauncher(
       return () => listeners.delete(listener)
     },
   }
+}
+
+/** The wrapper-less form, when this spawner named every feature it needs (docs/adr/0542). */
+export function usableDirect(spawner: SpawnerConnection, direct: LaunchOptions['direct']): LaunchOptions['direct'] {
+  if (!direct || !spawner.features.has('merge-stderr')) return undefined
+  return direct.unblocksStart && !spawner.features.has('block-fd') ? undefined : direct
 }
 
 /** The service's one launcher: every Bash command of this process starts through it. */

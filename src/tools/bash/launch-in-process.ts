@@ -24,6 +24,12 @@ export type LaunchOptions = {
   /** With `announcesStart`: fd 4 a pipe for bubblewrap's `--json-status-fd 4` (docs/adr/0473). */
   reportsStatus?: boolean | undefined
   /**
+   * The same command without its wrapper shell, run instead where the spawner merges stderr itself
+   * and, with `unblocksStart`, hands bubblewrap its `--block-fd 3` byte (docs/adr/0540, 0541,
+   * 0542); `argv` runs everywhere else (the Node spawner, an older native build, in process).
+   */
+  direct?: { argv: readonly string[]; unblocksStart: boolean } | undefined
+  /**
    * With the sandbox off: this argv (`bash -c COMMAND`) is started instead, in a PID namespace
    * whose init is the native spawner itself, when the spawner in force can
    * (docs/adr/0555-the-native-spawner-is-the-pid-namespace-init.md). Elsewhere it is ignored.

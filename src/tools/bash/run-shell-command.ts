@@ -2,6 +2,7 @@ import { deferred } from '../../async/deferred.js'
 import { type Containment, containedShellArgv, WRAPPER_SHELL } from './containment.js'
 import { killCommand, killProcessGroup } from './kill-process-group.js'
 import { commandLauncher } from './launch-command.js'
+import type { LaunchOptions } from './launch-in-process.js'
 import type { LaunchedCommand } from './launched-command.js'
 import type { OutputCollector } from './output-collector.js'
 import { BWRAP_COMMAND, bubblewrapArguments, type SandboxLayout } from './sandbox.js'
@@ -40,6 +41,13 @@ export type ShellRunResult = {
 // (docs/adr/0301-process-starts-are-paced.md).
 export const MERGE_STDERR = 'printf . >&3; exec bash -c "$1" 2>&1 3>&-'
 
+/**
+ * Bubblewrap waits, after its mounts and before it starts the command, to read a byte from fd 3,
+ * then closes it (its monitor closed its own copy already): the spawner writes the byte and the
+ * end of fd 3 is the start, the command never sees fd 3 (docs/adr/0541-bubblewrap-announces-its-own-start.md).
+ */
+export const BLOCK_ON_FD_3 = ['--block-fd', '3'] as const
+
 // What programs expect to find (docs/adr/0101-bash-environment.md); with a default where a
 // missing value would break common commands.
 const MINIMAL_ENVIRONMENT: Readonly<Record<string, string | undefined>> = {
@@ -50,6 +58,22 @@ const MINIMAL_ENVIRONMENT: Readonly<Record<string, string | undefined>> = {
   LC_CTYPE: undefined,
   TZ: undefined,
   TERM: 'dumb',
+}
+
+/**
+ * The command without the wrapper shell, for a spawner that merges stderr itself: `bash`
+ * directly, with `bash` as its `$0` as before (docs/adr/0540-the-spawner-merges-stderr.md); in
+ * bubblewrap with the start byte on fd 3 (docs/adr/0541). A PID namespace keeps its init shell
+ * (containment.ts): undefined. `sandbox` is bubblewrap's argv up to the command.
+ */
+export function directShell(
+  sandbox: readonly string[] | undefined,
+  containment: Containment,
+  command: string,
+): LaunchOptions['direct'] {
+  if (sandbox)
+    return { argv: [BWRAP_COMMAND, ...BLOCK_ON_FD_3, ...sandbox.slice(1), 'bash', '-c', command], unblocksStart: true }
+  return containment === 'process-group' ? { argv: ['bash', '-c', command], unblocksStart: false } : undefined
 }
 
 /**
@@ -100,6 +124,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   const containment = sandbox ? 'bwrap' : (options.containment ?? 'process-group')
   const argv = sandbox ? [...sandbox, ...shell] : containedShellArgv(containment, MERGE_STDERR, options.command)
   const env = options.env ?? commandEnvironment()
+  const direct = directShell(sandbox, containment, options.command)
   let child: LaunchedCommand
   let ownGroup = true
   // Settled when this call is over: the session's warm pool refills then (docs/adr/0470).
@@ -136,6 +161,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
         signal,
         announcesStart: true,
         sameSession: containment === 'bwrap' && !ownGroup,
+        direct,
         // The same containment without setpriv, unshare and the init shell, where the spawner can
         // be the namespace's init itself (docs/adr/0555-the-native-spawner-is-the-pid-namespace-init.md).
         ...(containment === 'pid-namespace' ? { namespacedArgv: ['bash', '-c', options.command] } : {}),

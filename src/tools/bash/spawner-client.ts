@@ -26,6 +26,8 @@ export type SpawnerConnection = {
       takesInput?: boolean | undefined
       sameSession?: boolean | undefined
       reportsStatus?: boolean | undefined
+      mergesStderr?: boolean | undefined
+      unblocksStart?: boolean | undefined
       pidNamespace?: boolean | undefined
     },
   ): Promise<LaunchedCommand>
@@ -274,6 +276,8 @@ export async function connectSpawner(main = NODE_SPAWNER): Promise<SpawnerConnec
         ...(options.takesInput ? { takesInput: true } : {}),
         ...(options.sameSession ? { sameSession: true } : {}),
         ...(options.reportsStatus ? { reportsStatus: true } : {}),
+        ...(options.mergesStderr ? { mergesStderr: true } : {}),
+        ...(options.unblocksStart ? { unblocksStart: true } : {}),
         ...(options.pidNamespace ? { pidNamespace: true } : {}),
       }
       child.send(request, (error) => {

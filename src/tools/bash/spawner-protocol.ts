@@ -37,6 +37,18 @@ export type SpawnRequest = {
    */
   reportsStatus?: boolean
   /**
+   * Stdout's pipe is its stderr too: the two interleave as written with no wrapper shell to say
+   * `2>&1`; no stderr is relayed (docs/adr/0540-the-spawner-merges-stderr.md). Only where the
+   * spawner's `ready` named `merge-stderr`; never with `reportsStatus`.
+   */
+  mergesStderr?: boolean
+  /**
+   * With `announcesStart`: fd 3 holds one byte for bubblewrap's `--block-fd 3`, which reads it once
+   * the sandbox is set up and closes fd 3; that end is the start
+   * (docs/adr/0541-bubblewrap-announces-its-own-start.md). Only where `ready` named `block-fd`.
+   */
+  unblocksStart?: boolean
+  /**
    * Only to a spawner whose `ready` named `pid-namespace`: `file` is started in a new PID
    * namespace whose first process is the spawner's own init (no `setpriv`, `unshare` or init
    * shell), stdout and stderr on one pipe, the namespace ending with the command

@@ -2,7 +2,7 @@
 // the Node one, with real processes: the protocol's JSON reaches a command byte for byte, a failed
 // start reads as Node's, the service's end (even by SIGKILL) kills its commands, a malformed
 // message stops it with a word on stderr, and the launcher falls back to the Node spawner without it.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it, vi } from 'vitest'
 import { createCommandLauncher } from '../../../src/tools/bash/launch-command.js'
 import type { LaunchedCommand } from '../../../src/tools/bash/launched-command.js'
+import { BLOCK_ON_FD_3 } from '../../../src/tools/bash/run-shell-command.js'
+import { detectSandbox } from '../../../src/tools/bash/sandbox.js'
 import { NATIVE_SPAWNER, nativeSpawnerMissing, type SpawnerKind } from '../../../src/tools/bash/spawner-choice.js'
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
 import { processesMatching } from './process-helpers.js'
@@ -51,8 +53,8 @@ async function byHand() {
   })
   const stopped = once(child, 'close').then(([code]) => code as number)
   const [ready] = (await once(channel, 'data')) as [Buffer]
-  // One JSON text and its newline; `features` as this host allows (docs/adr/0555).
-  expect(ready.toString()).toMatch(/^\{"type":"ready"(,"features":\["[a-z-]+"(,"[a-z-]+")*\])?\}\n$/)
+  // One JSON text and its newline; `features` as this build and host allow (docs/adr/0542, 0555).
+  expect(ready.toString()).toMatch(/^\{"type":"ready","features":\["merge-stderr","block-fd"(,"pid-namespace")?\]\}\n$/)
   return { channel, stopped, stderr: () => stderr }
 }
 
@@ -71,6 +73,49 @@ describe.skipIf(nativeSpawnerMissing() !== undefined)('the native spawner', () =
       expect(await command.exited).toEqual([0, null])
     }
   })
+
+  it.skipIf(detectSandbox('auto').sandbox !== 'bwrap')(
+    'announces a bubblewrap start once bwrap read its --block-fd byte, before the command ends, and the command never sees fd 3 (docs/adr/0541-bubblewrap-announces-its-own-start.md)',
+    async () => {
+      const launcher = createCommandLauncher({ spawner: 'native' })
+      const directory = await mkdtemp(path.join(os.tmpdir(), 'toolexec-block-fd-'))
+      const fifo = path.join(directory, 'go')
+      execFileSync('mkfifo', [fifo])
+      const script = `[ -e /proc/$$/fd/3 ] && echo fd3; cat ${fifo}; echo err >&2`
+      const launched = await launcher.launch(['false'], {
+        cwd: '/tmp',
+        env,
+        announcesStart: true,
+        sameSession: true,
+        direct: {
+          argv: [
+            'bwrap',
+            ...BLOCK_ON_FD_3,
+            ...['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent'],
+            '--bind',
+            directory,
+            directory,
+            'sh',
+            '-c',
+            script,
+          ],
+          unblocksStart: true,
+        },
+      })
+      const output = stdoutOf(launched)
+      let exited = false
+      launched.exited.then(() => {
+        exited = true
+      })
+      // Held until the fifo is written: a start said only at the exit (bwrap's monitor keeping
+      // fd 3 open) would never come, and the test time out.
+      await launched.started
+      expect(exited).toBe(false)
+      await writeFile(fifo, 'went\n')
+      expect((await output).toString()).toBe('went\nerr\n')
+      expect(await launched.exited).toEqual([0, null])
+    },
+  )
 
   it('names the signal that ended a command as Node does', async () => {
     for (const kind of ['native', 'node'] as const) {

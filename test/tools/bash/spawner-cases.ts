@@ -110,6 +110,40 @@ export function describeSpawner(kind: SpawnerKind): void {
       expect(await next.text()).toBe(`parent=${after}\n`)
     })
 
+    it('merges stderr into stdout as written, with `bash` as $0, its own error texts and no fd 3 for the command (docs/adr/0540-the-spawner-merges-stderr.md)', async () => {
+      await spawnerPid(kind)
+      const { result, text } = run(
+        'echo "$0"; echo out; echo err >&2; [ -e /proc/$$/fd/3 ] && echo fd3; nosuch; echo x >&3; echo last >&2; exit 4',
+      )
+      expect(await result).toMatchObject({ exitCode: 4 })
+      expect(await text()).toBe(
+        'bash\nout\nerr\nbash: line 1: nosuch: command not found\nbash: line 1: 3: Bad file descriptor\nlast\n',
+      )
+    })
+
+    it('runs a command without its wrapper shell only where this spawner named the features (docs/adr/0542-spawner-features-are-announced.md)', async () => {
+      const launcher = createCommandLauncher({ spawner: kind })
+      await launcher.start()
+      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
+      // The form each side of the handshake runs: the wrapper's argv for the Node spawner, which
+      // names no feature, as for a native one built from older source.
+      const launched = await launcher.launch(['/bin/sh', '-c', 'echo wrapper'], {
+        cwd: '/tmp',
+        env,
+        announcesStart: true,
+        direct: { argv: ['/bin/sh', '-c', 'echo direct >&2'], unblocksStart: false },
+      })
+      let out = ''
+      launched.stdout.on('data', (chunk: Buffer) => {
+        out += chunk
+      })
+      launched.stderr.resume()
+      await launched.started
+      expect(await launched.exited).toEqual([0, null])
+      await launched.closed
+      expect(out).toBe(kind === 'native' ? 'direct\n' : 'wrapper\n')
+    })
+
     it("writes a warm command's input straight into its pipe: a stopped spawner does not hold it up", async () => {
       const launcher = createCommandLauncher({ spawner: kind })
       const state = await launcher.start()
