@@ -12,8 +12,8 @@ import path from 'node:path'
 
 /** ext2/3/4, xfs, btrfs, tmpfs, overlayfs (statfs f_type): no network or FUSE server behind a write. */
 const LOCAL_FILE_SYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630])
-/** The kernel's dirty counts are read again once this old: dirtying half a background limit takes longer. */
-const SAMPLE_MS = 50
+/** The kernel's dirty counts are read again once this old: the room left below throttling is half the dirty limit (docs/adr/0545). */
+const SAMPLE_MS = 20
 /** An inline write slower than this sends writes back to the threadpool for SLOW_BACKOFF_MS. */
 const SLOW_WRITE_MS = 5
 const SLOW_BACKOFF_MS = 10_000
@@ -23,7 +23,7 @@ export type DirtyDomain = { dirty: number; backgroundLimit: number }
 
 /** Calm: every domain's dirty bytes at most half its background limit, where the kernel never throttles. */
 export function domainsCalm(domains: DirtyDomain[] | undefined): boolean {
-  return domains !== undefined && domains.every((domain) => domain.dirty * 2 <= domain.backgroundLimit)
+  return domains?.every((domain) => domain.dirty * 2 <= domain.backgroundLimit) ?? false
 }
 
 /** `Key:   123 kB` lines of /proc/meminfo (or `key 123` lines of memory.stat), as numbers. */

@@ -157,10 +157,10 @@ describe('the inline write policy', () => {
     const policy = createInlineWritePolicy(64, host)
     expect(policy.mayWriteInline(3, { dev: 1 }, 10)).toBe(true)
     state.dirty = 90
-    state.now = 49
+    state.now = 19
     expect(policy.mayWriteInline(3, { dev: 1 }, 10)).toBe(true)
     expect(state.samples).toBe(1)
-    state.now = 50
+    state.now = 20
     expect(policy.mayWriteInline(3, { dev: 1 }, 10)).toBe(false)
     expect(state.samples).toBe(2)
   })
