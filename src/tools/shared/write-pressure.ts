@@ -1,4 +1,5 @@
-import { readFileSync, type Stats, statfsSync } from 'node:fs'
+import { type Stats, statfsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 
 /**
@@ -17,6 +18,8 @@ const SAMPLE_MS = 20
 /** An inline write slower than this sends writes back to the threadpool for SLOW_BACKOFF_MS. */
 const SLOW_WRITE_MS = 5
 const SLOW_BACKOFF_MS = 10_000
+/** The dirty limits' settings and the memory cgroup are read again once this old. */
+const LAYOUT_MS = 1_000
 
 /** One writeback domain: bytes dirty or under writeback, and the kernel's background limit for it. */
 export type DirtyDomain = { dirty: number; backgroundLimit: number }
@@ -26,44 +29,85 @@ export function domainsCalm(domains: DirtyDomain[] | undefined): boolean {
   return domains?.every((domain) => domain.dirty * 2 <= domain.backgroundLimit) ?? false
 }
 
-/** `Key:   123 kB` lines of /proc/meminfo (or `key 123` lines of memory.stat), as numbers. */
-function fields(text: string): Map<string, number> {
-  const values = new Map<string, number>()
-  for (const line of text.split('\n')) {
-    const match = /^([\w()]+):?\s+(\d+)/.exec(line)
-    if (match) values.set(match[1] as string, Number(match[2]))
-  }
-  return values
+/** The value of the `key 123` line of /proc/vmstat or memory.stat: found by name, not every line parsed. */
+function field(text: string, key: string): number | undefined {
+  const at = text.startsWith(`${key} `) ? 0 : text.indexOf(`\n${key} `) + 1
+  if (at === 0 && !text.startsWith(`${key} `)) return undefined
+  const start = at + key.length + 1
+  const end = text.indexOf('\n', start)
+  const value = Number(text.slice(start, end === -1 ? undefined : end))
+  return Number.isFinite(value) ? value : undefined
 }
 
-/** The background limit of a domain of `dirtyable` bytes: vm.dirty_background_bytes, else the ratio. */
-function backgroundLimit(dirtyable: number, ratio: number, bytes: number, globalDirtyable: number): number {
-  // A memory cgroup's limit in bytes is the global one scaled to its share (mm/page-writeback.c).
-  if (bytes > 0) return Math.min(bytes, (bytes * dirtyable) / Math.max(globalDirtyable, 1))
-  return (ratio / 100) * dirtyable
-}
+type Read = (file: string) => Promise<string>
 
-/** What the kernel's dirty accounting says now, or undefined when it cannot be read (then: the threadpool). */
-export function readDirtyDomains(
-  read: (file: string) => string = (file) => readFileSync(file, 'latin1'),
-): DirtyDomain[] | undefined {
+/**
+ * What changes rarely, read once a second: vm.dirty_background_ratio and this process's memory
+ * cgroup (version 2) when it or an ancestor has a memory.max (each limit's memory.current file
+ * and value). Undefined when a background limit is set in bytes (vm.dirty_background_bytes: the
+ * counts are in pages, whose size Node does not give) or cannot be read: the threadpool then.
+ */
+export type DirtyLayout = { ratio: number; cgroup?: { stat: string; limits: { current: string; max: number }[] } }
+
+export async function readDirtyLayout(read: Read): Promise<DirtyLayout | undefined> {
   try {
-    const memory = fields(read('/proc/meminfo'))
-    const kib = (key: string) => {
-      const value = memory.get(key)
-      if (value === undefined) throw new Error(`no ${key} in /proc/meminfo`)
-      return value * 1024
+    if (Number((await read('/proc/sys/vm/dirty_background_bytes')).trim()) !== 0) return undefined
+    const ratio = Number((await read('/proc/sys/vm/dirty_background_ratio')).trim())
+    if (!(ratio > 0)) return undefined
+    const cgroup = await memoryCgroup(read)
+    return cgroup ? { ratio, cgroup } : { ratio }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * This process's memory cgroup when a memory.max at it or above bounds it: each is a writeback
+ * domain of its own (mem_cgroup_wb_stats). Version 1 memory cgroups (a hybrid host, no
+ * cgroup.controllers at the mount) have none, nor does a tree without a limit.
+ */
+async function memoryCgroup(read: Read): Promise<DirtyLayout['cgroup']> {
+  const own = /^0::(\/.*)$/m.exec(await read('/proc/self/cgroup'))?.[1]
+  if (own === undefined || (await tryRead(read, '/sys/fs/cgroup/cgroup.controllers')) === undefined) return undefined
+  const at = (group: string, file: string) => path.posix.join('/sys/fs/cgroup', group, file)
+  const limits: { current: string; max: number }[] = []
+  for (let group = own; ; group = path.posix.dirname(group)) {
+    const max = (await tryRead(read, at(group, 'memory.max')))?.trim()
+    if (max !== undefined && max !== 'max') limits.push({ current: at(group, 'memory.current'), max: Number(max) })
+    if (group === '/') break
+  }
+  return limits.length > 0 ? { stat: at(own, 'memory.stat'), limits } : undefined
+}
+
+/**
+ * What the kernel's dirty accounting says now, or undefined when it cannot be read (then: the
+ * threadpool). The host's domain from /proc/vmstat, in pages: dirty and under writeback against
+ * the background ratio of its dirtyable memory, free and file pages (global_dirtyable_memory;
+ * its reserves not taken off, which half the limit covers). The memory cgroup's in bytes: its
+ * `file_dirty` and `file_writeback` against the ratio of its file pages and the least headroom
+ * of the limits above it (memory.stat counts its descendants, the tools it starts included).
+ */
+export async function readDirtyDomains(read: Read, layout: DirtyLayout): Promise<DirtyDomain[] | undefined> {
+  try {
+    const share = layout.ratio / 100
+    const vm = await read('/proc/vmstat')
+    const page = (key: string) => {
+      const value = field(vm, key)
+      if (value === undefined) throw new Error(`no ${key} in /proc/vmstat`)
+      return value
     }
-    const ratio = Number(read('/proc/sys/vm/dirty_background_ratio').trim())
-    const bytes = Number(read('/proc/sys/vm/dirty_background_bytes').trim())
-    // The kernel's dirtyable memory: free pages and file pages (global_dirtyable_memory).
-    const dirtyable = Math.min(kib('MemFree') + kib('Active(file)') + kib('Inactive(file)'), kib('MemAvailable'))
-    const domains = [
-      { dirty: kib('Dirty') + kib('Writeback'), backgroundLimit: backgroundLimit(dirtyable, ratio, bytes, dirtyable) },
-    ]
-    const group = memoryCgroupDomain(read)
-    if (group) {
-      domains.push({ dirty: group.dirty, backgroundLimit: backgroundLimit(group.dirtyable, ratio, bytes, dirtyable) })
+    const dirtyable = page('nr_free_pages') + page('nr_active_file') + page('nr_inactive_file')
+    const domains = [{ dirty: page('nr_dirty') + page('nr_writeback'), backgroundLimit: share * dirtyable }]
+    if (layout.cgroup) {
+      const stat = await read(layout.cgroup.stat)
+      const currents = await Promise.all(layout.cgroup.limits.map((limit) => read(limit.current)))
+      const headroom = Math.min(
+        ...layout.cgroup.limits.map((limit, index) => Math.max(0, limit.max - Number(currents[index]?.trim()))),
+      )
+      domains.push({
+        dirty: (field(stat, 'file_dirty') ?? 0) + (field(stat, 'file_writeback') ?? 0),
+        backgroundLimit: share * ((field(stat, 'file') ?? 0) + headroom),
+      })
     }
     return domains
   } catch {
@@ -71,38 +115,22 @@ export function readDirtyDomains(
   }
 }
 
-/**
- * This process's memory cgroup (version 2) as a writeback domain of its own, when it or an
- * ancestor has a memory.max: its dirty and writeback bytes (memory.stat counts its descendants,
- * the tools it starts included), and its dirtyable memory, its file pages and the least headroom
- * of those limits (mem_cgroup_wb_stats). Version 1 memory cgroups have no writeback domain, nor
- * does a tree without a limit: the global domain is then the only one.
- */
-function memoryCgroupDomain(read: (file: string) => string): { dirty: number; dirtyable: number } | undefined {
-  const own = /^0::(\/.*)$/m.exec(read('/proc/self/cgroup'))?.[1]
-  // A hybrid host (no cgroup.controllers at the mount) keeps the memory controller at version 1.
-  if (own === undefined || tryRead(read, '/sys/fs/cgroup/cgroup.controllers') === undefined) return undefined
-  const at = (group: string, file: string) => path.posix.join('/sys/fs/cgroup', group, file)
-  let headroom: number | undefined
-  for (let group = own; ; group = path.posix.dirname(group)) {
-    const max = tryRead(read, at(group, 'memory.max'))?.trim()
-    if (max !== undefined && max !== 'max') {
-      const room = Math.max(0, Number(max) - Number(read(at(group, 'memory.current')).trim()))
-      headroom = Math.min(headroom ?? room, room)
+/** The host's domains, its layout read again each LAYOUT_MS. */
+export function dirtyDomainsOf(read: Read, now: () => number): () => Promise<DirtyDomain[] | undefined> {
+  let layout: DirtyLayout | undefined
+  let layoutAt = Number.NEGATIVE_INFINITY
+  return async () => {
+    if (now() - layoutAt >= LAYOUT_MS) {
+      layoutAt = now()
+      layout = await readDirtyLayout(read)
     }
-    if (group === '/') break
-  }
-  if (headroom === undefined) return undefined
-  const stat = fields(read(at(own, 'memory.stat')))
-  return {
-    dirty: (stat.get('file_dirty') ?? 0) + (stat.get('file_writeback') ?? 0),
-    dirtyable: (stat.get('file') ?? 0) + headroom,
+    return layout && readDirtyDomains(read, layout)
   }
 }
 
-function tryRead(read: (file: string) => string, file: string): string | undefined {
+async function tryRead(read: Read, file: string): Promise<string | undefined> {
   try {
-    return read(file)
+    return await read(file)
   } catch {
     return undefined
   }
@@ -111,14 +139,15 @@ function tryRead(read: (file: string) => string, file: string): string | undefin
 /** What the policy asks of the host: injectable so its rules are tested without one. */
 export type InlineWriteHost = {
   now(): number
-  dirtyDomains(): DirtyDomain[] | undefined
+  dirtyDomains(): Promise<DirtyDomain[] | undefined>
   /** statfs of the open file: true for a local file system. */
   localFileSystem(fd: number): boolean
 }
 
+const now = () => performance.now()
 const realHost: InlineWriteHost = {
-  now: () => performance.now(),
-  dirtyDomains: () => readDirtyDomains(),
+  now,
+  dirtyDomains: dirtyDomainsOf((file) => readFile(file, 'latin1'), now),
   localFileSystem(fd) {
     try {
       return LOCAL_FILE_SYSTEMS.has(statfsSync(`/proc/self/fd/${fd}`).type)
@@ -137,6 +166,7 @@ const realHost: InlineWriteHost = {
 export function createInlineWritePolicy(limit: number, host: InlineWriteHost = realHost) {
   let sampledAt = Number.NEGATIVE_INFINITY
   let calm = false
+  let sampling = false
   let slowUntil = Number.NEGATIVE_INFINITY
   const localDevices = new Map<number, boolean>()
   const onLocalFileSystem = (fd: number, device: number) => {
@@ -148,17 +178,30 @@ export function createInlineWritePolicy(limit: number, host: InlineWriteHost = r
     localDevices.set(device, local)
     return local
   }
+  // Read on the threadpool, never on the event loop; the sample dates from when its read began.
+  const sample = (startedAt: number) => {
+    sampling = true
+    host.dirtyDomains().then(
+      (domains) => {
+        calm = domainsCalm(domains)
+        sampledAt = startedAt
+        sampling = false
+      },
+      () => {
+        calm = false
+        sampling = false
+      },
+    )
+  }
   return {
     mayWriteInline(fd: number, stats: Pick<Stats, 'dev'>, size: number): boolean {
       if (size > limit) return false
       const now = host.now()
       if (now < slowUntil) return false
       if (!onLocalFileSystem(fd, stats.dev)) return false
-      if (now - sampledAt >= SAMPLE_MS) {
-        calm = domainsCalm(host.dirtyDomains())
-        sampledAt = now
-      }
-      return calm
+      // Read again once half its age is spent, so that writes in a stream always find a fresh one.
+      if (now - sampledAt >= SAMPLE_MS / 2 && !sampling) sample(now)
+      return calm && now - sampledAt < SAMPLE_MS
     },
     noteInlineWrite(milliseconds: number): void {
       if (milliseconds > SLOW_WRITE_MS) slowUntil = host.now() + SLOW_BACKOFF_MS
