@@ -8,12 +8,16 @@ import path from 'node:path'
  * The threadpool is there for one hazard (docs/adr/0481): the kernel throttles a writer for up to
  * 200 ms once dirty pages pass the point between its background and its dirty limit. Below the
  * background limit it never does, so a write is inline only while every limit that applies is far
- * from reached, on a local file system, and no inline write was slow lately.
+ * from reached, on a local file system, and no inline write was slow lately. The counts are read
+ * on the threadpool ahead of need, never on the event loop.
  */
 
 /** ext2/3/4, xfs, btrfs, tmpfs, overlayfs (statfs f_type): no network or FUSE server behind a write. */
 const LOCAL_FILE_SYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630])
-/** The kernel's dirty counts are read again once this old: the room left below throttling is half the dirty limit (docs/adr/0545). */
+/**
+ * A sample of the kernel's dirty counts is trusted this long, and read again at half of it: the
+ * room between calm and throttling, half the dirty limit, takes longer to fill (docs/adr/0545).
+ */
 const SAMPLE_MS = 20
 /** An inline write slower than this sends writes back to the threadpool for SLOW_BACKOFF_MS. */
 const SLOW_WRITE_MS = 5
