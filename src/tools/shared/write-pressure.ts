@@ -43,6 +43,13 @@ function field(text: string, key: string): number | undefined {
   return Number.isFinite(value) ? value : undefined
 }
 
+/** A count that must be there: a kernel that does not give it gives no answer. */
+function required(text: string, key: string): number {
+  const value = field(text, key)
+  if (value === undefined) throw new Error(`no ${key} count`)
+  return value
+}
+
 type Read = (file: string) => Promise<string>
 
 /**
@@ -95,11 +102,7 @@ export async function readDirtyDomains(read: Read, layout: DirtyLayout): Promise
   try {
     const share = layout.ratio / 100
     const vm = await read('/proc/vmstat')
-    const page = (key: string) => {
-      const value = field(vm, key)
-      if (value === undefined) throw new Error(`no ${key} in /proc/vmstat`)
-      return value
-    }
+    const page = (key: string) => required(vm, key)
     const dirtyable = page('nr_free_pages') + page('nr_active_file') + page('nr_inactive_file')
     const domains = [{ dirty: page('nr_dirty') + page('nr_writeback'), backgroundLimit: share * dirtyable }]
     if (layout.cgroup) {
@@ -109,8 +112,8 @@ export async function readDirtyDomains(read: Read, layout: DirtyLayout): Promise
         ...layout.cgroup.limits.map((limit, index) => Math.max(0, limit.max - Number(currents[index]?.trim()))),
       )
       domains.push({
-        dirty: (field(stat, 'file_dirty') ?? 0) + (field(stat, 'file_writeback') ?? 0),
-        backgroundLimit: share * ((field(stat, 'file') ?? 0) + headroom),
+        dirty: required(stat, 'file_dirty') + required(stat, 'file_writeback'),
+        backgroundLimit: share * (required(stat, 'file') + headroom),
       })
     }
     return domains
