@@ -16,6 +16,8 @@ import {
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { globSync } from 'tinyglobby'
+import { SYNC_IO_LIMIT } from '../../src/tools/shared/descriptor-io.js'
+import { createInlineWritePolicy } from '../../src/tools/shared/write-pressure.js'
 import { type Figure, ratioFigure } from './report.js'
 import { summarise } from './serial-latency.js'
 
@@ -90,8 +92,8 @@ function checkedOpen(realPath: string, flags: number): number {
  * cwd's and the path's realpath (the working directories checked per call, docs/adr/0090; the
  * path confined, 0091), validation's stat and the permission decision's (docs/adr/0466), the
  * checked open (0468); Edit also its validation's read of the file (0386), the call's re-check of
- * the file's state and the read-before-write record's stat, and its write through the threadpool
- * (docs/adr/0481). Against a no-op run, the nearest figure this design allows
+ * the file's state and the read-before-write record's stat, and its write (inline while the
+ * kernel has no dirty pressure, docs/adr/0545, else through the threadpool, 0481). Against a no-op run, the nearest figure this design allows
  * (docs/adr/0469-file-tools-print-their-floor-at-this-design.md).
  */
 export function fileToolsDesignWork(cwd: string): Record<string, () => Promise<void>> {
@@ -110,6 +112,7 @@ export function fileToolsDesignWork(cwd: string): Record<string, () => Promise<v
   }
   const readWhole = (fd: number) => readSized(fd, fstatSync(fd).size)
   const writeAt = promisify(write)
+  const inlineWrites = createInlineWritePolicy(SYNC_IO_LIMIT)
   return {
     Read: async () => {
       const real = confined(readPath)
@@ -131,7 +134,8 @@ export function fileToolsDesignWork(cwd: string): Record<string, () => Promise<v
     // Replaces a word with one of its own length, as fileToolsOwnWork does.
     // As the service since docs/adr/0525: the cwd checked (0090, the root kept by 0523), the file
     // named once (its kernel name and fstat), validation's read through that name, the call's
-    // reopen of it for writing, a re-read, the write through the threadpool (0481), and the record
+    // reopen of it for writing, a re-read, the write (inline while the kernel has no dirty pressure,
+    // 0545, else through the threadpool, 0481), and the record
     // from the descriptor's fstat (0526).
     Edit: async () => {
       realpathSync.native(cwd)
@@ -147,7 +151,9 @@ export function fileToolsDesignWork(cwd: string): Record<string, () => Promise<v
       const text = readWhole(fd)
       const at = text.indexOf('line')
       const bytes = Buffer.from(`${text.slice(0, at)}line${text.slice(at + 4)}`)
-      await writeAt(fd, bytes, 0, bytes.length, 0)
+      // Inline while the kernel has no dirty pressure, as the service decides (docs/adr/0545).
+      if (inlineWrites.mayWriteInline(fd, fstatSync(fd), bytes.length)) writeSync(fd, bytes, 0, bytes.length, 0)
+      else await writeAt(fd, bytes, 0, bytes.length, 0)
       fstatSync(fd)
       closeSync(fd)
     },

@@ -41,7 +41,7 @@ export async function editNamedFile(
     if (refused) throw new Error(refused)
     const outcome = applyEdit((await readWhole(fd, stats.size)).toString('utf8'), request, displayPath)
     if (!outcome.ok) throw new Error(outcome.message)
-    await recordWrite(realPath, context, await replaceWhole(fd, Buffer.from(outcome.content)))
+    await recordWrite(realPath, context, await replaceWhole(fd, Buffer.from(outcome.content), stats))
     const snippet = editSnippet(outcome.content, outcome.firstIndex, outcome.insertedLength)
     return { filePath: realPath, replacements: outcome.replacements, created: false, snippet }
   } finally {

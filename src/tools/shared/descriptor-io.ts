@@ -1,5 +1,17 @@
-import { closeSync, constants, fstatSync, ftruncate, openSync, read, readSync, type Stats, write } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncate,
+  openSync,
+  read,
+  readSync,
+  type Stats,
+  write,
+  writeSync,
+} from 'node:fs'
 import { promisify } from 'node:util'
+import { createInlineWritePolicy } from './write-pressure.js'
 
 /**
  * Files up to this size are read with synchronous calls on their checked descriptor: a page-cache copy of 64 KiB (the chunk Read's stream used to take in one
@@ -12,6 +24,8 @@ export const SYNC_IO_LIMIT = 64 * 1024
 const readAt = promisify(read)
 const writeAt = promisify(write)
 const truncateAsync = promisify(ftruncate)
+/** The one policy of the process: its samples and its back-off are the host's, shared by every write. */
+const inlineWrites = createInlineWritePolicy(SYNC_IO_LIMIT)
 
 /**
  * The content of the file open on `fd` from its start, synchronously, when `size` (its fstat
@@ -69,12 +83,20 @@ export async function* readChunks(fd: number): AsyncGenerator<Buffer> {
  * descriptor, says whether). Never truncated to zero first: on ext4 a file truncated to zero
  * and rewritten is flushed to disk at its close, and its next truncation waits for that write,
  * 5 ms measured. The writes stay on the threadpool, where the kernel's throttling of a busy
- * disk cannot hold the event loop (docs/adr/0481-rewrites-never-truncate-to-zero.md).
- * Returns the file's stats once written, from the descriptor: the read-before-write record needs
- * no stat by path after the close (docs/adr/0526-a-write-is-recorded-from-its-descriptor.md).
+ * disk cannot hold the event loop (docs/adr/0481-rewrites-never-truncate-to-zero.md), unless
+ * they are small and the kernel has no dirty pressure that could throttle them: then inline,
+ * without the threadpool's round trip (docs/adr/0545-small-rewrites-are-written-inline-while-the-kernel-has-no-dirty-pressure.md).
+ * `before`: the descriptor's stats before the write. Returns the file's stats once written, from
+ * the descriptor: the read-before-write record needs no stat by path after the close
+ * (docs/adr/0526-a-write-is-recorded-from-its-descriptor.md).
  */
-export async function replaceWhole(fd: number, bytes: Buffer): Promise<Stats> {
+export async function replaceWhole(fd: number, bytes: Buffer, before: Stats): Promise<Stats> {
   let written = 0
+  if (inlineWrites.mayWriteInline(fd, before, bytes.length)) {
+    const started = performance.now()
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written, written)
+    inlineWrites.noteInlineWrite(performance.now() - started)
+  }
   while (written < bytes.length) {
     written += (await writeAt(fd, bytes, written, bytes.length - written, written)).bytesWritten
   }

@@ -36,7 +36,7 @@ export async function writeConfinedFile(
     if (!stats.isFile()) throw new Error(`${filePath} is not a regular file.`)
     const current: CurrentFile = { readFile: async () => (await readWhole(fd, stats.size)).toString('utf8') }
     const text = typeof content === 'string' ? content : await content(current)
-    await replaceWhole(fd, Buffer.from(text))
+    await replaceWhole(fd, Buffer.from(text), stats)
     return realPath
   } finally {
     await close()
