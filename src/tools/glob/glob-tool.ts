@@ -8,7 +8,7 @@ import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { newestFirst, statIfExists } from '../shared/file-stats.js'
 import { type ConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { rememberResolution, takeResolution } from '../shared/validated-paths.js'
-import { crawlMatches, globCrawlOptions } from './crawl-matches.js'
+import { crawlMatches } from './crawl-matches.js'
 
 const GLOB_TOOL_NAME = 'Glob'
 const GLOB_MAX_RESULTS = 100
@@ -155,7 +155,7 @@ export const GlobTool = buildTool({
     const resolved = await resolveSearchDirectory(input, context, known)
     if (!resolved.ok) throw new Error(resolved.message)
     const directory = resolved.realPath
-    const files = await crawlMatches(input.pattern, globCrawlOptions(directory), () => context.abortSignal)
+    const files = await crawlMatches(input.pattern, directory, () => context.abortSignal)
     const sorted = await newestFirst(await listedInside(files, resolved.roots))
     const data: GlobOutput = {
       directory,
