@@ -7,7 +7,9 @@
  * the same with one subscriber), and the p99 this design can reach on this host
  * (docs/adr/0453-the-sse-bench-prints-its-decomposition.md). Three last rows split the slowest
  * 1 % of deliveries into their event's first arrival, this reader's collection pauses and the
- * rest of the fan-out (docs/adr/0456-the-sse-bench-splits-its-slowest-deliveries.md).
+ * rest of the fan-out (docs/adr/0456-the-sse-bench-splits-its-slowest-deliveries.md). One more
+ * says how long both main threads waited for a core while streaming, per write, beside their CPU
+ * (docs/adr/0570-the-sse-bench-says-how-long-both-sides-waited-for-a-core.md).
  *
  *   npx tsx bench/event-subscribers.ts [subscribers=100] [profile-dir]
  *
@@ -20,7 +22,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { type Delivery, type DeliveryTail, deliveryTail } from './lib/delivery-tail.js'
 import { collectionsDuring, type GcPauses } from './lib/gc-pauses.js'
-import { mainThreadCpuMs } from './lib/process-cpu.js'
+import { mainThreadCpuMs, mainThreadRunDelayMs } from './lib/process-cpu.js'
 import { emitFigures } from './lib/report.js'
 import { startService } from './lib/server-process.js'
 import { subscribe } from './lib/sse-subscriber.js'
@@ -54,6 +56,12 @@ type Deliveries = {
   /** CPU the service's and this process's main threads used from then until every stream ended, ms. */
   serviceCpuMs: number
   readerCpuMs: number
+  /**
+   * Time the service's and this process's main threads spent runnable but waiting for a core in
+   * that time, ms (docs/adr/0570-the-sse-bench-says-how-long-both-sides-waited-for-a-core.md).
+   */
+  serviceWaitMs: number
+  readerWaitMs: number
   /** This process's collection pauses in that time. */
   readerGc: GcPauses
   /** Where the deliveries at or above the p99 spent their time (docs/adr/0456). */
@@ -87,6 +95,8 @@ async function deliveries(serviceUrl: string, servicePid: number | undefined, co
   const connectedAt = Date.now()
   const serviceCpuBefore = await mainThreadCpuMs(servicePid)
   const readerCpuBefore = await mainThreadCpuMs(process.pid)
+  const serviceWaitBefore = await mainThreadRunDelayMs(servicePid)
+  const readerWaitBefore = await mainThreadRunDelayMs(process.pid)
   const {
     result: ended,
     gc: readerGc,
@@ -94,6 +104,8 @@ async function deliveries(serviceUrl: string, servicePid: number | undefined, co
   } = await collectionsDuring(() => Promise.all(streams.map((stream) => stream.done)))
   const serviceCpuMs = (await mainThreadCpuMs(servicePid)) - serviceCpuBefore
   const readerCpuMs = (await mainThreadCpuMs(process.pid)) - readerCpuBefore
+  const serviceWaitMs = (await mainThreadRunDelayMs(servicePid)) - serviceWaitBefore
+  const readerWaitMs = (await mainThreadRunDelayMs(process.pid)) - readerWaitBefore
   const delays: number[] = []
   const counted: Delivery[] = []
   // Per event, the first and last arrival among the subscribers: their gap is the fan-out's own
@@ -125,6 +137,8 @@ async function deliveries(serviceUrl: string, servicePid: number | undefined, co
     writes: Math.max(...ended.map(({ reads }) => reads.filter((read) => read >= connectedAt).length)),
     serviceCpuMs,
     readerCpuMs,
+    serviceWaitMs,
+    readerWaitMs,
     readerGc,
     tail: deliveryTail(counted, intervals, count),
   }
@@ -204,6 +218,22 @@ try {
         floorReaderCpuMs: round(one.readerCpuMs),
         readerGc: many.readerGc,
         floorReaderGc: one.readerGc,
+      },
+    },
+    // Beside the CPU per write, the time both main threads were ready to run and had no core: on a
+    // shared host what the slowest deliveries wait for is mostly this, the host's other work
+    // (docs/adr/0570-the-sse-bench-says-how-long-both-sides-waited-for-a-core.md).
+    {
+      name: `SSE fan-out to ${subscribers} subscribers: the service's and the bench reader's main threads' wait for a core per write of a turn's events`,
+      unit: 'ms',
+      value: round((many.serviceWaitMs + many.readerWaitMs) / many.writes),
+      baselineName: 'the same run with one subscriber, ms',
+      baseline: round((one.serviceWaitMs + one.readerWaitMs) / one.writes),
+      details: {
+        serviceWaitMs: round(many.serviceWaitMs),
+        readerWaitMs: round(many.readerWaitMs),
+        floorServiceWaitMs: round(one.serviceWaitMs),
+        floorReaderWaitMs: round(one.readerWaitMs),
       },
     },
     {

@@ -3,8 +3,9 @@
  * bench/http-runs.ts, docs/adr/0151-bench-no-op-is-tool-search.md) against one service process in
  * memory mode and one on Redis, both `node dist/server.js` in processes of their own, measured in
  * the same run. Reports requests/s of both, the ratio (goal >= 0.5, docs/operations.md) and the
- * Redis commands per run: client commands seen by MONITOR over sequential runs (EVALSHA counts
- * once; what a script runs inside Redis is no round trip), lease renewals of the service included.
+ * Redis commands per run: client commands seen by MONITOR over sequential runs once the load's
+ * runs have ended (EVALSHA counts once; what a script runs inside Redis is no round trip), lease
+ * renewals of the service included.
  * Then where the CPU goes (docs/adr/0445-the-redis-ratio-is-bound-by-cpu-per-run.md): CPU time per
  * request of each service process and of redis-server over the same measurements (utime + stime
  * from /proc, Linux), and their ratio, memory-mode CPU per run / (Redis-mode service + redis-server
@@ -21,6 +22,7 @@ import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import { Redis } from 'ioredis'
+import { redisKeys } from '../src/stores/redis/redis-keys.js'
 import { startRedisServer } from '../test/helpers/redis-server.js'
 import { load } from './lib/load.js'
 import { noopBatch } from './lib/noop-batch.js'
@@ -28,6 +30,26 @@ import { emitFigures, type Figure, ratioFigure } from './lib/report.js'
 import { startService } from './lib/server-process.js'
 
 const SEQUENTIAL_RUNS = 50
+
+/**
+ * Waits until no run is open on Redis: autocannon stops at its duration with runs still in
+ * flight, and the service finishes them (lease, session, record, events, audit, completion,
+ * release). Counted by MONITOR, that tail added 3–6 commands to each of the 50 sequential runs
+ * (docs/adr/0575-commands-per-run-counted-once-the-load-has-drained.md). The lease's release,
+ * a run's last command, takes it off `runs:running`.
+ */
+async function drained(redisUrl: string): Promise<void> {
+  const client = new Redis(redisUrl)
+  try {
+    const deadline = Date.now() + 30_000
+    while ((await client.hlen(redisKeys.running)) > 0) {
+      if (Date.now() > deadline) throw new Error('runs still open on Redis 30 s after the load')
+      await delay(20)
+    }
+  } finally {
+    client.disconnect()
+  }
+}
 
 /**
  * Commands clients sent to Redis over `runs` sequential runs, by name, from MONITOR on a plain
@@ -113,6 +135,7 @@ export async function redisOverhead(duration: number, connections: number): Prom
     ])
     const memoryCpu = inMemory.cpuPerRequest[0]!
     const [serviceCpu, redisServerCpu] = withRedis.cpuPerRequest as [number, number]
+    await drained(redis.url)
     const commands = await commandsPerRun(redis.port, onRedis.url, body, SEQUENTIAL_RUNS)
     const total = Object.values(commands).reduce((sum, calls) => sum + calls, 0)
     return [

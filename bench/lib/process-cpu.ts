@@ -68,3 +68,17 @@ export async function mainThreadCpuMs(pid: number | undefined): Promise<number> 
     return Number.NaN
   }
 }
+
+/**
+ * Time a process's main thread spent runnable but waiting for a core so far, ms: the second field
+ * of /proc/<pid>/task/<pid>/schedstat (ns on the run queue; Linux with scheduler statistics, NaN
+ * elsewhere). Beside `mainThreadCpuMs` it splits a delay into working and waiting for the host.
+ */
+export async function mainThreadRunDelayMs(pid: number | undefined): Promise<number> {
+  try {
+    const schedstat = await readFile(`/proc/${pid}/task/${pid}/schedstat`, 'utf8')
+    return Number(schedstat.split(' ')[1]) / 1e6
+  } catch {
+    return Number.NaN
+  }
+}

@@ -31,7 +31,21 @@ export async function benchSession(service: ServerProcess) {
   return { id: created.session_id, cwd }
 }
 
-/** A client posting one-call runs in `session`; each answer is checked to be a success. */
+/**
+ * Whether the answer to a one-call run shows its one result a success, read from the text: the
+ * test is exact, since inside a JSON string every `"` is escaped and `"is_error":true` can only be
+ * a result's own field. False for anything else (an error, another layout): parse it then.
+ */
+export function answerShowsSuccess(text: string): boolean {
+  return !text.includes('"is_error":true') && text.includes('"results":[{"type":"tool_result","tool_use_id":"toolu_1"')
+}
+
+/**
+ * A client posting one-call runs in `session`; each answer is checked to be a success, on its
+ * text, and parsed only when the text does not show one: the no-op run it is compared with is
+ * not parsed, and a parse of a Read's 4.5 KB answer cost this client 12–19 µs against about 1 µs
+ * for the test (docs/adr/0566-a-tool-answer-is-checked-without-a-parse.md).
+ */
 export function runClient(service: ServerProcess, sessionId: string) {
   const client = jsonClient(`${service.url}/v1/runs`)
   const run = async (name: string, input: Record<string, unknown>) => {
@@ -39,7 +53,9 @@ export function runClient(service: ServerProcess, sessionId: string) {
       session_id: sessionId,
       tool_uses: [{ type: 'tool_use', id: 'toolu_1', name, input }],
     })
-    const answer = JSON.parse(await client.post(body)) as { results: { is_error?: boolean; content: unknown }[] }
+    const text = await client.post(body)
+    if (answerShowsSuccess(text)) return
+    const answer = JSON.parse(text) as { results: { is_error?: boolean; content: unknown }[] }
     const result = answer.results[0]
     if (!result || result.is_error) throw new Error(`${name} failed: ${JSON.stringify(result?.content)}`)
   }

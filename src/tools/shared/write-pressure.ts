@@ -1,6 +1,6 @@
 import { type Stats, statfsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { keptFileReader } from './kept-file-reader.js'
 
 /**
  * Whether a small rewrite may be written on the event loop instead of the threadpool
@@ -9,7 +9,7 @@ import path from 'node:path'
  * 200 ms once dirty pages pass the point between its background and its dirty limit. Below the
  * background limit it never does, so a write is inline only while every limit that applies is far
  * from reached, on a local file system, and no inline write was slow lately. The counts are read
- * on the threadpool ahead of need, never on the event loop.
+ * on the threadpool ahead of need, never on the event loop, from descriptors kept open (0565).
  */
 
 /** ext2/3/4, xfs, btrfs, tmpfs, overlayfs (statfs f_type): no network or FUSE server behind a write. */
@@ -154,7 +154,9 @@ export type InlineWriteHost = {
 const now = () => performance.now()
 const realHost: InlineWriteHost = {
   now,
-  dirtyDomains: dirtyDomainsOf((file) => readFile(file, 'latin1'), now),
+  // Each file kept open and read with one pread: one threadpool round trip per file and sample
+  // (docs/adr/0565-kernel-counts-are-read-from-kept-descriptors.md).
+  dirtyDomains: dirtyDomainsOf(keptFileReader(), now),
   localFileSystem(fd) {
     try {
       return LOCAL_FILE_SYSTEMS.has(statfsSync(`/proc/self/fd/${fd}`).type)
