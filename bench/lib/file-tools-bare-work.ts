@@ -15,22 +15,18 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { globSync } from 'tinyglobby'
+import { crawlMatches } from '../../src/tools/glob/crawl-matches.js'
 import { SYNC_IO_LIMIT } from '../../src/tools/shared/descriptor-io.js'
 import { createInlineWritePolicy } from '../../src/tools/shared/write-pressure.js'
 import { type Figure, ratioFigure } from './report.js'
 import { summarise } from './serial-latency.js'
 
-/** Glob's crawl of the bench tree with the tool's library and options, newest first by lstat. */
-function crawlNewestFirst(cwd: string) {
-  const files = globSync('src/**/*.ts', {
-    cwd,
-    absolute: true,
-    dot: true,
-    followSymbolicLinks: false,
-    expandDirectories: false,
-    ignore: ['**/.git/**'],
-  })
+/**
+ * Glob's crawl of the bench tree, the tool's own (its pattern compiled once, docs/adr/0560), newest
+ * first by lstat.
+ */
+async function crawlNewestFirst(cwd: string) {
+  const files = await crawlMatches('src/**/*.ts', cwd)
   return files.map((file) => ({ file, mtimeMs: lstatSync(file).mtimeMs })).sort((a, b) => b.mtimeMs - a.mtimeMs)
 }
 
@@ -38,7 +34,7 @@ function crawlNewestFirst(cwd: string) {
  * The job each file tool does, done bare from this process with the same calls a tool needs and
  * nothing around them (no run, no HTTP, no confinement): what the tool cannot do without
  * (docs/adr/0464-file-tools-have-an-own-work-floor.md). Glob crawls synchronously with the tool's
- * library and options, as the tool crawls a small tree (docs/adr/0465-small-crawls-run-synchronously.md).
+ * own crawl, as the tool crawls a small tree (docs/adr/0465-small-crawls-run-synchronously.md).
  */
 export function fileToolsOwnWork(cwd: string): Record<string, () => Promise<void>> {
   const readPath = path.join(cwd, 'src/file-1.ts')
@@ -56,7 +52,7 @@ export function fileToolsOwnWork(cwd: string): Record<string, () => Promise<void
       lines.map((line, index) => `${String(index + 1).padStart(6)}\t${line}`).join('\n')
     },
     Glob: async () => {
-      crawlNewestFirst(cwd)
+      await crawlNewestFirst(cwd)
     },
     // Replaces a word with one of its own length: the file's content stays what the Edit call expects.
     Edit: async () => {
@@ -129,7 +125,7 @@ export function fileToolsDesignWork(cwd: string): Record<string, () => Promise<v
     Glob: async () => {
       const real = confined(cwd)
       statSync(real)
-      crawlNewestFirst(real)
+      await crawlNewestFirst(real)
     },
     // Replaces a word with one of its own length, as fileToolsOwnWork does.
     // As the service since docs/adr/0525: the cwd checked (0090, the root kept by 0523), the file

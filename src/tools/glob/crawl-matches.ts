@@ -1,5 +1,7 @@
-import { readdirSync } from 'node:fs'
+import { type Dirent, readdirSync } from 'node:fs'
+import path from 'node:path'
 import { type GlobOptions, glob, globSync } from 'tinyglobby'
+import { type CompiledPattern, compiledPattern } from './compiled-pattern.js'
 
 /**
  * Crawls that read at most this many directory entries run synchronously: a small tree's few
@@ -26,17 +28,59 @@ export function globCrawlOptions(cwd: string): Omit<GlobOptions, 'fs' | 'signal'
 }
 
 /**
- * The files `pattern` matches under `options.cwd`, as tinyglobby's `glob` finds them. The
- * synchronous crawl reads directories through a counter: once past SYNC_CRAWL_ENTRIES it reads
- * nothing more, and its partial answer is dropped for the asynchronous crawl's. `signal`: asked
- * for only by the asynchronous crawl, the one an abort can stop; the synchronous one ends in its
- * turn, and the call's signal is not created for it (docs/adr/0528-glob-checks-what-it-crawled-cheaply.md).
+ * The files `pattern` matches under `cwd`, as tinyglobby's `glob` finds them. A small tree is
+ * crawled synchronously with the pattern compiled once (docs/adr/0560-glob-compiles-its-pattern-once.md),
+ * or with tinyglobby's `globSync` for a pattern left to it; either stops once past
+ * SYNC_CRAWL_ENTRIES, and its partial answer is dropped for tinyglobby's asynchronous crawl.
+ * `signal`: asked for only by the asynchronous crawl, the one an abort can stop; the synchronous
+ * one ends in its turn, and the call's signal is not created for it (docs/adr/0528-glob-checks-what-it-crawled-cheaply.md).
  */
-export async function crawlMatches(
-  pattern: string,
-  options: Omit<GlobOptions, 'fs' | 'signal'>,
-  signal?: () => AbortSignal,
-): Promise<string[]> {
+export async function crawlMatches(pattern: string, cwd: string, signal?: () => AbortSignal): Promise<string[]> {
+  const compiled = compiledPattern(pattern)
+  const options = globCrawlOptions(cwd)
+  const files = compiled ? crawlCompiled(cwd, compiled) : crawlWithGlobSync(pattern, options)
+  return files ?? glob(pattern, signal ? { ...options, signal: signal() } : options)
+}
+
+/**
+ * The synchronous crawl of a compiled pattern, as tinyglobby's would go for Glob's options: from
+ * the pattern's fixed start, into the directories that may hold a match, files only, links
+ * neither listed nor followed, and no `.git` at any depth (its ignore `**\/.git/**` matches the
+ * name itself). Undefined once past SYNC_CRAWL_ENTRIES; a directory that cannot be read is skipped.
+ */
+function crawlCompiled(cwd: string, compiled: CompiledPattern): string[] | undefined {
+  if (compiled.start.includes('.git')) return []
+  const found: string[] = []
+  let left = SYNC_CRAWL_ENTRIES
+  const crawl = (directory: string, relative: string, segments: readonly string[]): boolean => {
+    let entries: Dirent[]
+    try {
+      entries = readdirSync(directory, { withFileTypes: true })
+    } catch {
+      return true
+    }
+    left -= entries.length
+    if (left < 0) return false
+    const prefix = directory.endsWith('/') ? directory : `${directory}/`
+    for (const entry of entries) {
+      const name = entry.name
+      if (name === '.git') continue
+      if (entry.isFile()) {
+        if (compiled.matches(relative + name)) found.push(prefix + name)
+      } else if (entry.isDirectory()) {
+        const below = [...segments, name]
+        if (compiled.mayHoldMatches(below) && !crawl(prefix + name, `${relative}${name}/`, below)) return false
+      }
+    }
+    return true
+  }
+  const start = compiled.start
+  const relative = start.length > 0 ? `${start.join('/')}/` : ''
+  return crawl(path.posix.join(cwd, ...start), relative, start) ? found : undefined
+}
+
+/** tinyglobby's synchronous crawl, reading directories through a counter; undefined once past SYNC_CRAWL_ENTRIES. */
+function crawlWithGlobSync(pattern: string, options: Omit<GlobOptions, 'fs' | 'signal'>): string[] | undefined {
   let left = SYNC_CRAWL_ENTRIES
   const countedReaddirSync = ((directory: string, readOptions: { withFileTypes: true }) => {
     if (left < 0) return []
@@ -45,5 +89,5 @@ export async function crawlMatches(
     return left < 0 ? [] : entries
   }) as typeof readdirSync
   const files = globSync(pattern, { ...options, fs: { readdirSync: countedReaddirSync } })
-  return left < 0 ? glob(pattern, signal ? { ...options, signal: signal() } : options) : files
+  return left < 0 ? undefined : files
 }

@@ -1,14 +1,12 @@
-import { lstatSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
-import { isInsideAny } from '../../paths/is-inside.js'
-import { resolveRealPath } from '../../paths/resolve-real-path.js'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext, ValidationResult } from '../../tool/tool.js'
 import { newestFirst, statIfExists } from '../shared/file-stats.js'
 import { type ConfinedPath, tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { rememberResolution, takeResolution } from '../shared/validated-paths.js'
-import { crawlMatches, globCrawlOptions } from './crawl-matches.js'
+import { crawlMatches } from './crawl-matches.js'
+import { listedInside } from './listed-inside.js'
 
 const GLOB_TOOL_NAME = 'Glob'
 const GLOB_MAX_RESULTS = 100
@@ -72,65 +70,6 @@ function checkPattern(input: GlobInput): { result: false; message: string } | un
   return undefined
 }
 
-/**
- * Only names whose directory really lies inside the working directories. The crawler starts
- * below `path` at the fixed part of the pattern (`link/*` starts in `link`), and that start is
- * followed even when it is a symlink, so a planted link would list another tree's names
- * (docs/adr/0092-glob-and-grep-stay-inside.md). The search directory itself is checked again
- * like any other: validation's answer says nothing of what its path names now.
- */
-async function listedInside(files: string[], roots: readonly string[]): Promise<string[]> {
-  const verdicts = new Map<string, boolean>()
-  const kept: string[] = []
-  for (const file of files) {
-    const directory = path.dirname(file)
-    let inside = verdicts.get(directory)
-    if (inside === undefined) {
-      inside = insideByParent(directory, verdicts) ?? (await insideByRealPath(directory, roots))
-      verdicts.set(directory, inside)
-    }
-    if (inside) kept.push(file)
-  }
-  return kept
-}
-
-/**
- * True when `directory` is a real directory (not a link) in a directory already found inside:
- * its real path is then its parent's plus its name, inside as well. One lstat per level instead
- * of a realpath(3) with a readlink per component (docs/adr/0528-glob-checks-what-it-crawled-cheaply.md).
- * Undefined when that cannot tell: the caller resolves the real path.
- */
-function insideByParent(directory: string, verdicts: Map<string, boolean>): true | undefined {
-  const parent = path.dirname(directory)
-  if (parent === directory) return undefined
-  let parentInside = verdicts.get(parent)
-  if (parentInside === undefined) {
-    parentInside = insideByParent(parent, verdicts)
-    if (parentInside) verdicts.set(parent, true)
-  }
-  if (parentInside !== true) return undefined
-  try {
-    return lstatSync(directory, { throwIfNoEntry: false })?.isDirectory() ? true : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** The verdict by the directory's real path. */
-async function insideByRealPath(directory: string, roots: readonly string[]): Promise<boolean> {
-  // A directory just listed exists: one synchronous realpath, no promise per name
-  // (docs/adr/0312); one gone since is resolved as any missing path is.
-  return isInsideAny(roots, existingRealPath(directory) ?? (await resolveRealPath(directory)))
-}
-
-function existingRealPath(directory: string): string | undefined {
-  try {
-    return realpathSync.native(directory)
-  } catch {
-    return undefined
-  }
-}
-
 export const GlobTool = buildTool({
   name: GLOB_TOOL_NAME,
   ruleFamily: 'read',
@@ -155,7 +94,7 @@ export const GlobTool = buildTool({
     const resolved = await resolveSearchDirectory(input, context, known)
     if (!resolved.ok) throw new Error(resolved.message)
     const directory = resolved.realPath
-    const files = await crawlMatches(input.pattern, globCrawlOptions(directory), () => context.abortSignal)
+    const files = await crawlMatches(input.pattern, directory, () => context.abortSignal)
     const sorted = await newestFirst(await listedInside(files, resolved.roots))
     const data: GlobOutput = {
       directory,

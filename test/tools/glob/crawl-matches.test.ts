@@ -1,13 +1,16 @@
-// Pins docs/adr/0465: a crawl finds what tinyglobby's glob finds, whether the tree is small
-// enough for the synchronous crawl or past SYNC_CRAWL_ENTRIES and crawled again asynchronously.
-import { mkdir, writeFile } from 'node:fs/promises'
+// Pins docs/adr/0465 and 0560: a crawl finds what tinyglobby's glob finds, whether the tree is
+// small enough for the synchronous crawl (the pattern compiled once, or tinyglobby's own for a
+// pattern left to it) or past SYNC_CRAWL_ENTRIES and crawled again asynchronously.
+import { execFileSync } from 'node:child_process'
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { glob } from 'tinyglobby'
+import { glob, globSync } from 'tinyglobby'
 import { describe, expect, it } from 'vitest'
+import { compiledPattern } from '../../../src/tools/glob/compiled-pattern.js'
 import { crawlMatches, globCrawlOptions, SYNC_CRAWL_ENTRIES } from '../../../src/tools/glob/crawl-matches.js'
 import { useTestWorkspace } from '../../helpers/tool-context.js'
 
-/** The tool's own crawl options: what the synchronous crawl must answer exactly as tinyglobby does. */
+/** The tool's own crawl options: what every crawl must answer exactly as tinyglobby does. */
 const options = globCrawlOptions
 
 async function tree(root: string, files: number) {
@@ -20,6 +23,97 @@ async function tree(root: string, files: number) {
   }
 }
 
+/**
+ * A tree with what a crawl must get right: dot files and directories, `.git` as a directory at
+ * any depth and as a file, links to files and directories inside, out, and up, a FIFO, and names
+ * with spaces and glob characters.
+ */
+async function trickyTree(root: string, outside: string) {
+  const files = [
+    'src/a.ts',
+    'src/b.js',
+    'src/.hidden.ts',
+    'src/deep/c.ts',
+    'src/deep/.dot/d.ts',
+    'src/.git/x.ts',
+    '.git/config.ts',
+    'sub/.git',
+    'sub/e.ts',
+    'lib/f.ts',
+    'lib/g.md',
+    'a/b/h.ts',
+    'a/c/i.ts',
+    'x y/z.ts',
+    'br{a,c}e/j.ts',
+    'top.ts',
+    '.top.ts',
+  ]
+  for (const file of files) {
+    await mkdir(path.join(root, path.dirname(file)), { recursive: true })
+    await writeFile(path.join(root, file), '')
+  }
+  await writeFile(path.join(outside, 'secret.ts'), '')
+  await symlink(path.join(root, 'src'), path.join(root, 'linkdir'))
+  await symlink(path.join(root, 'src', 'a.ts'), path.join(root, 'linkfile.ts'))
+  await symlink('..', path.join(root, 'src', 'deep', 'uplink'))
+  await symlink(outside, path.join(root, 'out'))
+  await symlink(path.join(root, 'a', 'b'), path.join(root, 'a', 'lb'))
+  execFileSync('mkfifo', [path.join(root, 'src', 'pipe.ts')])
+}
+
+const PATTERNS = [
+  '**/*',
+  '**',
+  '*',
+  '*.ts',
+  '**/*.ts',
+  'src/**/*.ts',
+  'src/**',
+  'src/*',
+  'src',
+  'src/',
+  './src/*.ts',
+  'src//*.ts',
+  'src/deep/*',
+  'src/deep/**/*',
+  '**/*.{ts,js}',
+  '{src,lib}/**/*.ts',
+  'src/{deep/.dot,deep}/*',
+  '?(src|lib)/*.ts',
+  '+(s)rc/**',
+  '!(lib)/*.ts',
+  '**/[ab]*.ts',
+  '**/.*',
+  '.*',
+  'linkdir/*',
+  'linkdir/**',
+  'linkdir/deep/*',
+  'linkfile.ts',
+  'out/*',
+  'a/b/**',
+  'a/lb/**',
+  'a/lb/*',
+  'a/*/*.ts',
+  '**/.git',
+  '.git/*',
+  '**/.git/**',
+  'sub/.git',
+  'sub/*',
+  'src/.git/*',
+  'nope/*',
+  'src/a.ts',
+  'src/a.ts/*',
+  'x y/*',
+  'br{a,c}e/*',
+  '**/deep/**',
+  'src/**/deep/*.ts',
+  'src/deep/uplink/*',
+  '**/uplink/*',
+  '*/',
+  'src/\\*.ts',
+  'src/*.\\ts',
+]
+
 describe('crawlMatches', () => {
   it.each([
     ['a small tree (synchronous crawl)', 20],
@@ -28,9 +122,23 @@ describe('crawlMatches', () => {
     const workspace = await useTestWorkspace()
     await tree(workspace.cwd, files)
     for (const pattern of ['**/*.ts', 'src/*.md', 'src/deep/*', '**/.git/**']) {
-      const found = await crawlMatches(pattern, options(workspace.cwd))
+      const found = await crawlMatches(pattern, workspace.cwd)
       expect(found.sort()).toEqual((await glob(pattern, options(workspace.cwd))).sort())
     }
-    expect(await crawlMatches('**/*.ts', options(workspace.cwd))).toHaveLength(Math.floor(files / 2) + 1)
+    expect(await crawlMatches('**/*.ts', workspace.cwd)).toHaveLength(Math.floor(files / 2) + 1)
+  })
+
+  it.each(PATTERNS)('finds what globSync finds in a tree of links, dot names and .git: %s', async (pattern) => {
+    const workspace = await useTestWorkspace()
+    await trickyTree(workspace.cwd, workspace.outside)
+    const expected = globSync(pattern, options(workspace.cwd)).sort()
+    expect((await crawlMatches(pattern, workspace.cwd)).sort()).toEqual(expected)
+  })
+
+  it('compiles a pattern once and leaves escapes and negations to tinyglobby', () => {
+    expect(compiledPattern('src/**/*.ts')).toBe(compiledPattern('src/**/*.ts'))
+    expect(compiledPattern('src/**/*.ts')?.start).toEqual(['src'])
+    expect(compiledPattern('src/\\*.ts')).toBeUndefined()
+    expect(compiledPattern('!src/*.ts')).toBeUndefined()
   })
 })
