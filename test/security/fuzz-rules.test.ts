@@ -1,7 +1,8 @@
 // Pins, by property-based fuzzing, that permission rule strings cannot stall the server: any rule
-// a session may hold is accepted or refused with a 4xx, and a Bash call checked against it answers
-// within a second; and that the linear wildcard matcher agrees with the regular expression it
-// replaced wherever that expression is cheap to run (docs/adr/0096-bash-wildcards-without-regular-expressions.md).
+// a session may hold is accepted or refused with a 4xx, and a Bash call checked against it holds
+// the event loop for no second of CPU (docs/adr/0543); and that the linear wildcard matcher agrees
+// with the regular expression it replaced wherever that expression is cheap to run
+// (docs/adr/0096-bash-wildcards-without-regular-expressions.md).
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { compileBashRulePattern } from '../../src/permissions/bash-rule-pattern.js'
@@ -59,7 +60,8 @@ describe('fuzzing permission rules', () => {
           )
           if (created.status !== 201) return
           const { session_id: sessionId } = JSON.parse(created.text) as { session_id: string }
-          const began = performance.now()
+          // A backtracking matcher took minutes on such rules (wildcard-match.ts): synchronous work
+          // the watch in `finish` sees as a stretch on a CPU, whatever the host's load (docs/adr/0543).
           await fuzz.request(
             'POST',
             '/v1/runs',
@@ -68,9 +70,6 @@ describe('fuzzing permission rules', () => {
               tool_uses: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: bash } }],
             }),
           )
-          // A backtracking matcher took minutes on such rules (wildcard-match.ts); 10 s leaves a
-          // loaded host's sandboxed spawn far below that and still catches the blow-up.
-          expect(performance.now() - began).toBeLessThan(10_000)
         },
       ),
       { numRuns: 2000 },

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import fc from 'fast-check'
 import { expect } from 'vitest'
@@ -18,11 +19,51 @@ export const deepJson = fc
 /** Any JSON value, with a bias towards the shapes the routes expect. */
 export const anyJson = fc.jsonValue({ maxDepth: 6 })
 
+/** The longest synchronous stretch asserted: the event loop's thread on a CPU for a second. */
+const STALL_LIMIT_MS = 1000
+
 /**
- * A listening server with the built-ins and the test Echo, plus an event-loop delay monitor: the
- * fuzz files run their cases against it and `finish` asserts 0 5xx, 0 internal_error frames and
- * no stall over a second (docs/security.md, Figures). A crash would fail the file as an uncaught
- * error in this very process.
+ * This thread's time on a CPU, in ms: the first field of its scheduler statistics, or where the
+ * kernel keeps none, user and system time from its `stat` (clock ticks of 10 ms, Linux's USER_HZ).
+ */
+function threadCpuMs(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6
+  } catch {
+    const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  }
+}
+
+/**
+ * Watches for the event loop held by synchronous work: a 50 ms timer reads the thread's CPU time
+ * at each tick, and a tick late because the thread computed shows that work as the CPU time
+ * between two ticks. Time spent waiting for a core on a loaded host does not count, as it does in
+ * the loop's wall-clock delay, so the bound holds on any host of our kind
+ * (docs/adr/0543-a-fuzz-stall-is-time-on-a-cpu.md).
+ */
+function watchCpuStretches() {
+  let last = threadCpuMs()
+  let longest = 0
+  const timer = setInterval(() => {
+    const now = threadCpuMs()
+    longest = Math.max(longest, now - last)
+    last = now
+  }, 50)
+  return {
+    /** Stops the watch and gives the longest stretch, the last one (up to now) included. */
+    stop() {
+      clearInterval(timer)
+      return Math.max(longest, threadCpuMs() - last)
+    },
+  }
+}
+
+/**
+ * A listening server with the built-ins and the test Echo, plus an event-loop watch: the fuzz
+ * files run their cases against it and `finish` asserts 0 5xx, 0 internal_error frames and no
+ * stretch of a second's work on the loop (docs/security.md, Figures). A crash would fail the
+ * file as an uncaught error in this very process.
  */
 export async function startFuzzServer() {
   const tools = createTestTools()
@@ -32,6 +73,7 @@ export async function startFuzzServer() {
   })
   const loop = monitorEventLoopDelay({ resolution: 10 })
   loop.enable()
+  const stretches = watchCpuStretches()
   const tally: FuzzTally = { cases: 0, serverErrors: [] }
   return {
     server,
@@ -50,12 +92,13 @@ export async function startFuzzServer() {
     /** Asserts the run's figures: at least `minimumCases`, no 5xx, no stall, still serving. */
     async finish(minimumCases: number) {
       loop.disable()
+      const longestStretch = stretches.stop()
       expect(tally.serverErrors).toEqual([])
       expect(tally.cases).toBeGreaterThanOrEqual(minimumCases)
-      expect(loop.max / 1e6).toBeLessThan(1000)
+      expect(longestStretch).toBeLessThan(STALL_LIMIT_MS)
       expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200)
       process.stdout.write(
-        `fuzz: ${tally.cases} cases, 0 5xx, longest event-loop delay ${(loop.max / 1e6).toFixed(0)} ms\n`,
+        `fuzz: ${tally.cases} cases, 0 5xx, longest stretch on a CPU ${longestStretch.toFixed(0)} ms, longest event-loop delay ${(loop.max / 1e6).toFixed(0)} ms (the host's waits included)\n`,
       )
     },
   }
