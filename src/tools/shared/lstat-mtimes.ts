@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
  * The lstat-mtimes addon (native/addon/lstat-mtimes.c), compiled by scripts/build-spawner.ts
  * beside the sources (the tests) or into dist/ (`npm run build`), as the native spawner is.
  */
-export const MTIMES_ADDON = fileURLToPath(new URL('../../../native/addon/lstat-mtimes.node', import.meta.url))
+const MTIMES_ADDON = fileURLToPath(new URL('../../../native/addon/lstat-mtimes.node', import.meta.url))
 
 /** Each path's own modification time in ms; -1 where lstat(2) failed, NaN where the addon cannot say. */
 export type MtimesAddon = { lstatMtimes(paths: readonly string[]): Float64Array }
