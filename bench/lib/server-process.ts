@@ -30,6 +30,8 @@ export function buildOnce(): void {
   // The native spawner the service of the build uses (docs/adr/0499), as `npm run build` compiles it.
   console.log(`native spawner: ${buildSpawner(path.join(REPOSITORY, 'dist'))}`)
   console.log(`lstat-mtimes addon: ${buildAddon(path.join(REPOSITORY, 'dist'))}`)
+  // And beside the sources: the bare Glob rows stamp through it from this process (docs/adr/0586).
+  console.log(`lstat-mtimes addon, the bench's own: ${buildAddon()}`)
   built = true
 }
 
