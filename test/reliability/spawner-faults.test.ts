@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { commandLauncher } from '../../src/tools/bash/launch-command.js'
 import { REAL_PROCESS_WAIT } from '../helpers/real-process-wait.js'
 import { startTestServer, type TestServer } from '../helpers/start-test-server.js'
-import { processesMatching } from '../tools/bash/process-helpers.js'
+import { processesMatching, uniqueSleepMarker } from '../tools/bash/process-helpers.js'
 
 type ToolResult = { tool_use_id: string; content: string; is_error?: boolean }
 
@@ -35,7 +35,7 @@ describe('a killed spawner process', () => {
 
   it('ends the call under it with an error result, and the next call runs', async () => {
     const killed = await spawnerPid()
-    const marker = '913.5791'
+    const marker = uniqueSleepMarker()
     const pending = runBash(server, 'toolu_under', `sleep ${marker}`)
     await vi.waitFor(async () => expect(await processesMatching(marker)).not.toEqual([]), REAL_PROCESS_WAIT)
     process.kill(killed, 'SIGKILL')

@@ -32,13 +32,14 @@ const OFF: WarmSandboxSettings = { perSession: 0, perTenant: 0, perInstance: 0, 
  * It says on fd 3 that the sandbox is set up, then blocks reading from stdin (no CPU while it
  * waits) the mode line `warmInput` starts with. `s`: it becomes a shell that reads the rest as its
  * script, in blocks, and runs the one line it is given (a long command: dash's `read` takes a
- * system call a byte). Else it reads the command itself, line by line to the end the service makes
- * by closing the pipe, keeping every byte (`IFS=`, `-r`, the last line without its newline), and
- * runs it exactly as a cold start does: `bash -c COMMAND`, stderr merged, fd 3 closed, stdin
- * /dev/null (docs/adr/0530-a-long-warm-command-is-read-as-a-script.md). A discarded sandbox is
- * killed, never given an input.
+ * system call a byte; docs/adr/0530-a-long-warm-command-is-read-as-a-script.md). Else the mode line
+ * is the count of the command's newlines: it reads that many lines and one more, keeping every
+ * byte (`IFS=`, `-r`), and runs the command as soon as its last line is in, without waiting for the
+ * pipe's end, exactly as a cold start does: `bash -c COMMAND`, stderr merged, fd 3 closed, stdin
+ * /dev/null (docs/adr/0580-a-warm-command-runs-without-waiting-for-its-pipes-end.md). A pipe that
+ * ends before the count is reached runs nothing. A discarded sandbox is killed, never given an input.
  */
-export const WARM_SCRIPT = `printf . >&3; IFS= read -r m; [ "$m" = s ] && exec ${WRAPPER_SHELL} -s; c=; while IFS= read -r l; do c="$c$l\n"; done; c="$c$l"; exec bash -c "$c" 2>&1 3>&- </dev/null`
+export const WARM_SCRIPT = `printf . >&3; IFS= read -r m; [ "$m" = s ] && exec ${WRAPPER_SHELL} -s; c=; while [ "$m" -gt 0 ] && IFS= read -r l; do c="$c$l\n"; m=$((m - 1)); done; IFS= read -r l && [ "$m" = 0 ] && exec bash -c "$c$l" 2>&1 3>&- </dev/null`
 
 /**
  * From this length on, a command takes the waiting shell longer to read byte by byte than one
@@ -47,13 +48,14 @@ export const WARM_SCRIPT = `printf . >&3; IFS= read -r m; [ "$m" = s ] && exec $
 const SCRIPT_FROM_CHARS = 2048
 
 /**
- * What the service writes into a warm sandbox for `command`: a short one as it is after the mode
- * line `b`; a long one after `s`, as one line `exec bash -c 'COMMAND' …` with the command
- * single-quoted, which keeps every byte but NUL (a command with a NUL never takes a warm
- * sandbox), each `'` as `'\''`. Either way bash gets the same argv as a cold start.
+ * What the service writes into a warm sandbox for `command`: a short one after the count of its
+ * newlines, ended by one more newline so that the shell's last `read` returns at once (docs/adr/0580);
+ * a long one after `s`, as one line `exec bash -c 'COMMAND' …` with the command single-quoted,
+ * which keeps every byte but NUL (a command with a NUL never takes a warm sandbox), each `'` as
+ * `'\''`. Either way bash gets the same argv as a cold start.
  */
 export function warmInput(command: string): string {
-  if (command.length < SCRIPT_FROM_CHARS) return `b\n${command}`
+  if (command.length < SCRIPT_FROM_CHARS) return `${command.split('\n').length - 1}\n${command}\n`
   return `s\nexec bash -c '${command.replaceAll("'", `'\\''`)}' 2>&1 3>&- </dev/null\n`
 }
 const WARM_SHELL = [WRAPPER_SHELL, '-c', WARM_SCRIPT, 'sh']

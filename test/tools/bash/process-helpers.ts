@@ -11,6 +11,19 @@ export function processGroupExists(pgid: number): boolean {
   }
 }
 
+let markers = 0
+
+/**
+ * A `sleep` duration no other test process uses, to find a test's own processes by their command
+ * line: test files run in parallel processes, and two that shared a literal marker (one file's
+ * cases run for both spawners) saw each other's `sleep` and failed at random. The counter keeps it
+ * unique in this process and the pid, padded to a fixed width, across processes.
+ */
+export function uniqueSleepMarker(): string {
+  markers += 1
+  return `${800 + markers}.${String(process.pid).padStart(7, '0')}`
+}
+
 /** Live (non-zombie) processes whose command line contains `marker`. */
 export async function processesMatching(marker: string): Promise<number[]> {
   const found: number[] = []

@@ -14,7 +14,7 @@ import { SpawnerStoppedError } from '../../../src/tools/bash/launched-command.js
 import type { LauncherChange } from '../../../src/tools/bash/launcher-state.js'
 import { nativeSpawnerMissing, type SpawnerKind } from '../../../src/tools/bash/spawner-choice.js'
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
-import { processesMatching } from './process-helpers.js'
+import { processesMatching, uniqueSleepMarker } from './process-helpers.js'
 import { runCollected } from './run-collected.js'
 
 function run(command: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}) {
@@ -74,14 +74,14 @@ export function describeSpawner(kind: SpawnerKind): void {
     })
 
     it('kills the whole process group on timeout', async () => {
-      const marker = '913.2468'
+      const marker = uniqueSleepMarker()
       const { result } = run(`sleep ${marker} & sleep 30`, { timeoutMs: 300 })
       expect(await result).toMatchObject({ timedOut: true, aborted: false })
       expect(await processesMatching(marker)).toEqual([])
     })
 
     it('kills the whole process group when the call is cancelled', async () => {
-      const marker = '913.3579'
+      const marker = uniqueSleepMarker()
       const controller = new AbortController()
       const { result } = run(`sleep ${marker} & sleep 30`, { signal: controller.signal })
       await vi.waitFor(async () => expect(await processesMatching(marker)).not.toEqual([]), REAL_PROCESS_WAIT)
@@ -92,7 +92,7 @@ export function describeSpawner(kind: SpawnerKind): void {
 
     it('ends the command under a killed spawner with an error, then runs the next one in a new spawner', async () => {
       const before = await spawnerPid(kind)
-      const marker = '913.4680'
+      const marker = uniqueSleepMarker()
       const { result } = run(`sleep ${marker}`)
       await vi.waitFor(async () => expect(await processesMatching(marker)).not.toEqual([]), REAL_PROCESS_WAIT)
       process.kill(before, 'SIGKILL')

@@ -12,7 +12,7 @@ import { type WarmOwner, warmSandboxes } from '../../../src/tools/bash/warm-sand
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
 import { createTestContext, type TestWorkspace, useTestWorkspace } from '../../helpers/tool-context.js'
 import { runTool } from '../helpers.js'
-import { processesMatching, processGroupExists } from './process-helpers.js'
+import { processesMatching, processGroupExists, uniqueSleepMarker } from './process-helpers.js'
 
 const detected = detectSandbox('auto')
 const ON = { perSession: 2, perTenant: 8, perInstance: 32, idleMs: 60_000 }
@@ -286,7 +286,7 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
     await prime(ctx)
     await warmed({ tenant: 'tenant-a', sessionId: 'session-1' }, 2)
     const hits = warmSandboxes.state().hits
-    const marker = '913.5791'
+    const marker = uniqueSleepMarker()
     expect(output(await bash(ctx, `sleep ${marker} & echo left`))).toBe('left')
     expect(warmSandboxes.state().hits).toBe(hits + 1)
     expect(await processesMatching(marker)).toEqual([])
