@@ -3,8 +3,9 @@
 
 # Build stage: every dependency, TypeScript compiled to dist/.
 FROM node:24.21.0-bookworm-slim AS build
-# gcc and libc6-dev: the native spawner (native/*.c, docs/adr/0499-the-native-spawner.md);
-# the binary needs only the runtime image's glibc.
+# gcc and libc6-dev: the native spawner (native/*.c, docs/adr/0499-the-native-spawner.md) and the
+# lstat-mtimes addon (native/addon/, against the image's own include/node, docs/adr/0585);
+# both need only the runtime image's glibc.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends gcc libc6-dev \
   && rm -rf /var/lib/apt/lists/*
@@ -19,6 +20,7 @@ COPY routes ./routes
 COPY console ./console
 COPY scripts/build-console.ts scripts/build-spawner.ts ./scripts/
 COPY native/*.c native/*.h ./native/
+COPY native/addon/*.c ./native/addon/
 COPY test/generated ./test/generated
 RUN npm run build
 
@@ -33,7 +35,7 @@ RUN apt-get update \
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
-# dist/ holds the native spawner too (dist/native/toolexec-spawner).
+# dist/ holds the native spawner and the addon too (dist/native/toolexec-spawner, dist/native/addon/).
 COPY --from=build /app/dist ./dist
 
 # Listening on every interface requires TOOLEXEC_API_KEYS (the service refuses to start without).

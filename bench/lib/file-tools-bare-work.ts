@@ -2,7 +2,6 @@ import {
   closeSync,
   constants,
   fstatSync,
-  lstatSync,
   openSync,
   readdirSync,
   readlinkSync,
@@ -17,17 +16,19 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { crawlMatches } from '../../src/tools/glob/crawl-matches.js'
 import { SYNC_IO_LIMIT } from '../../src/tools/shared/descriptor-io.js'
+import { lstatMtimes } from '../../src/tools/shared/lstat-mtimes.js'
 import { createInlineWritePolicy } from '../../src/tools/shared/write-pressure.js'
 import { type Figure, ratioFigure } from './report.js'
 import { summarise } from './serial-latency.js'
 
 /**
  * Glob's crawl of the bench tree, the tool's own (its pattern compiled once, docs/adr/0560), newest
- * first by lstat.
+ * first by lstat, its times read as the tool reads them (docs/adr/0586-bare-glob-rows-stamp-as-the-tool-does.md).
  */
 async function crawlNewestFirst(cwd: string) {
   const files = await crawlMatches('src/**/*.ts', cwd)
-  return files.map((file) => ({ file, mtimeMs: lstatSync(file).mtimeMs })).sort((a, b) => b.mtimeMs - a.mtimeMs)
+  const times = lstatMtimes(files)
+  return files.map((file, index) => ({ file, mtimeMs: times[index] as number })).sort((a, b) => b.mtimeMs - a.mtimeMs)
 }
 
 /**
@@ -163,16 +164,19 @@ export function fileToolsDesignWork(cwd: string): Record<string, () => Promise<v
  * the goal is reachable at all by a faster crawl (docs/adr/0527-glob-has-a-least-work-row.md).
  */
 export function globLeastWork(cwd: string): () => Promise<void> {
-  const crawl = (directory: string, found: { file: string; mtimeMs: number }[]) => {
+  const crawl = (directory: string, found: string[]) => {
     for (const entry of readdirSync(directory, { withFileTypes: true })) {
       const entryPath = `${directory}/${entry.name}`
       if (entry.isDirectory()) crawl(entryPath, found)
-      else if (entry.name.endsWith('.ts')) found.push({ file: entryPath, mtimeMs: lstatSync(entryPath).mtimeMs })
+      else if (entry.name.endsWith('.ts')) found.push(entryPath)
     }
     return found
   }
   return async () => {
-    crawl(path.join(cwd, 'src'), []).sort((a, b) => b.mtimeMs - a.mtimeMs)
+    const files = crawl(path.join(cwd, 'src'), [])
+    // Each lstat as cheaply as the service can make it: one lstat(2) and no Stats object (docs/adr/0586-bare-glob-rows-stamp-as-the-tool-does.md).
+    const times = lstatMtimes(files)
+    files.map((file, index) => ({ file, mtimeMs: times[index] as number })).sort((a, b) => b.mtimeMs - a.mtimeMs)
   }
 }
 

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { buildSpawner } from '../../scripts/build-spawner.js'
+import { buildAddon, buildSpawner } from '../../scripts/build-spawner.js'
 
 export const REPOSITORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -29,6 +29,9 @@ export function buildOnce(): void {
   if (!existsSync(path.join(REPOSITORY, 'dist/server.js'))) throw new Error('the build did not emit dist/server.js')
   // The native spawner the service of the build uses (docs/adr/0499), as `npm run build` compiles it.
   console.log(`native spawner: ${buildSpawner(path.join(REPOSITORY, 'dist'))}`)
+  console.log(`lstat-mtimes addon: ${buildAddon(path.join(REPOSITORY, 'dist'))}`)
+  // And beside the sources: the bare Glob rows stamp through it from this process (docs/adr/0586).
+  console.log(`lstat-mtimes addon, the bench's own: ${buildAddon()}`)
   built = true
 }
 

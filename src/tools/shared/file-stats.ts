@@ -1,5 +1,6 @@
-import { lstatSync, type Stats, statSync } from 'node:fs'
+import { type Stats, statSync } from 'node:fs'
 import { lstat } from 'node:fs/promises'
+import { lstatMtimes } from './lstat-mtimes.js'
 
 /**
  * Listings up to this size are stamped synchronously: one lstat is a few system calls, less than
@@ -13,15 +14,6 @@ export async function statIfExists(realPath: string): Promise<Stats | null> {
   return statSync(realPath, { throwIfNoEntry: false }) ?? null
 }
 
-/** A file's own modification time; 0 for a file gone since it was listed (it sorts last). */
-function mtimeOf(file: string): number {
-  try {
-    return lstatSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0
-  } catch {
-    return 0
-  }
-}
-
 /**
  * The files, most recently modified first (Glob's and Grep's order). lstat: a symlink sorts by
  * its own time, and a file gone since it was listed sorts last instead of failing the call.
@@ -29,11 +21,17 @@ function mtimeOf(file: string): number {
 export async function newestFirst(files: readonly string[]): Promise<string[]> {
   const stamped =
     files.length <= SYNC_STAMP_LIMIT
-      ? files.map((file) => ({ file, mtimeMs: mtimeOf(file) }))
+      ? stampedSynchronously(files)
       : await Promise.all(
           files.map(async (file) => ({ file, mtimeMs: (await lstat(file).catch(() => null))?.mtimeMs ?? 0 })),
         )
   // Ties (same mtime) by name, so the order is stable.
   stamped.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file))
   return stamped.map((entry) => entry.file)
+}
+
+/** The files with their own times, read in this turn (docs/adr/0313, without `Stats` objects: 0585). */
+function stampedSynchronously(files: readonly string[]): { file: string; mtimeMs: number }[] {
+  const times = lstatMtimes(files)
+  return files.map((file, index) => ({ file, mtimeMs: times[index] as number }))
 }
