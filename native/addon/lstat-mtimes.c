@@ -10,6 +10,7 @@
 #define NAPI_VERSION 8
 #include <math.h>
 #include <node_api.h>
+#include <string.h>
 #include <sys/stat.h>
 
 /* PATH_MAX's 4096 bytes and the NUL: a longer name is left to Node, which fails it alike. */
@@ -20,6 +21,8 @@ static double own_mtime_ms(napi_env env, napi_value item) {
   size_t length = 0;
   if (napi_get_value_string_utf8(env, item, name, sizeof name, &length) != napi_ok) return NAN;
   if (length >= sizeof name - 1) return NAN;
+  /* A NUL inside the string would name a shorter path: Node refuses such a name, so does this. */
+  if (strlen(name) != length) return NAN;
   struct stat status;
   if (lstat(name, &status) != 0) return -1;
   return (double)status.st_mtim.tv_sec * 1e3 + (double)status.st_mtim.tv_nsec / 1e6;

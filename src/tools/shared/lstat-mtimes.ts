@@ -38,7 +38,7 @@ function mtimeOf(file: string): number {
  * object with its four `Date`s: on Node 20 those were most of a Glob's stamping
  * (docs/adr/0585-newest-first-stamps-without-stats-objects.md); `lstatSync` where it is not built.
  */
-export function lstatMtimes(files: readonly string[], addon = mtimesAddon): number[] {
+export function lstatMtimes(files: readonly string[], addon: MtimesAddon | null = mtimesAddon ?? null): number[] {
   if (!addon) return files.map(mtimeOf)
   const times = addon.lstatMtimes(files)
   const stamped: number[] = new Array(files.length)

@@ -63,6 +63,13 @@ describe.skipIf(mtimesAddon === undefined)('the lstat-mtimes addon', () => {
     expect(addon.lstatMtimes([])).toHaveLength(0)
   })
 
+  it('leaves a name with a NUL inside to Node, which refuses it: lstat(2) would see a shorter path', () => {
+    const addon = mtimesAddon as MtimesAddon
+    const truncated = `${path.join(directory, 'a.ts')}\u0000/more`
+    expect(Number.isNaN(addon.lstatMtimes([truncated])[0])).toBe(true)
+    expect(lstatMtimes([truncated])).toEqual([0])
+  })
+
   it('refuses anything but an array', () => {
     expect(() => (mtimesAddon as unknown as { lstatMtimes: (value: unknown) => unknown }).lstatMtimes('a')).toThrow(
       TypeError,
@@ -76,7 +83,8 @@ describe('lstatMtimes', () => {
     expect(expected[7]).toBe(1_600_000_000_500)
     expect(expected.slice(9)).toEqual([0, 0, 0])
     expect(lstatMtimes(files)).toEqual(expected)
-    expect(lstatMtimes(files, undefined)).toEqual(expected)
+    // null, not undefined: undefined would take the default, the addon again.
+    expect(lstatMtimes(files, null)).toEqual(expected)
   })
 
   it('asks Node for a name the addon cannot say', () => {
