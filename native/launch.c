@@ -1,7 +1,8 @@
 /*
  * The child launch: a spawn request's argv, env and pipes, and posix_spawn of the file as libuv
- * would find and run it (PATH search, a script without #! run by /bin/sh), in a session of its own
- * unless `sameSession`. Part of the native spawner (spawner.c).
+ * would find and run it (PATH search, a script without #! run by /bin/sh), in a process group of its
+ * own unless `sameSession` (a session of its own where this spawner has a controlling terminal).
+ * Part of the native spawner (spawner.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -82,6 +83,20 @@ int spawn_searching(pid_t *pid, const char *file, const posix_spawn_file_actions
   return eacces ? EACCES : last;
 }
 
+bool process_groups;
+
+/* The service starts this spawner in a session of its own (setsid: no controlling terminal), so
+   `/dev/tty` opens nothing (ENXIO; ENOENT where there is no such node). Then a command needs no
+   session of its own to be kept from a terminal, only a group of its own for its `kill 0`, and it
+   stays in this session's autogroup, where its nice value counts
+   (docs/adr/0576-commands-start-in-a-process-group-of-their-own.md). Anything else (a terminal, an
+   error not known to mean none) keeps a session per command. */
+void probe_terminal(void) {
+  int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (tty >= 0) close(tty);
+  process_groups = tty < 0 && (errno == ENXIO || errno == ENOENT);
+}
+
 static bool has_nul(const jv *v) { return v->type != J_STR || memchr(v->s, 0, v->len) != NULL; }
 
 sigset_t all_signals, no_signals;
@@ -157,8 +172,9 @@ void start_command(const jv *req) {
     posix_spawnattr_setsigdefault(&attr, &all_signals);
     posix_spawnattr_setsigmask(&attr, &no_signals);
     short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
-    if (!same_session) flags |= POSIX_SPAWN_SETSID;
+    if (!same_session) flags |= process_groups ? POSIX_SPAWN_SETPGROUP : POSIX_SPAWN_SETSID;
     posix_spawnattr_setflags(&attr, flags);
+    posix_spawnattr_setpgroup(&attr, 0); /* with SETPGROUP: a group led by the command itself */
     failed = spawn_searching(&pid, file->s, &fa, &attr, argv, envp);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);

@@ -70,8 +70,10 @@ static _Noreturn void run_init(const char *file, char **argv, char **envp, const
   if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || (ann >= 0 && dup2(ann, 3) < 0)) _exit(125);
   /* Nothing of the spawner's (the channel, other commands' pipes) stays open here. */
   close_range(ann >= 0 ? 4 : 3, ~0U, 0);
-  /* Its own session, as the spawner gives a command (docs/adr/0476): a signal to its group stays out of the service's. */
-  if (own_session) setsid();
+  /* Its own group, as the spawner gives a command (docs/adr/0476, 0576): a signal to its group stays
+     out of the spawner's; a session only where the spawner has a terminal (launch.c). */
+  if (own_session && process_groups) setpgid(0, 0);
+  else if (own_session) setsid();
   struct sigaction sa = {0};
   sa.sa_handler = on_term;
   sigaction(SIGTERM, &sa, NULL);

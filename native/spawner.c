@@ -99,11 +99,13 @@ int main(void) {
   if (sfd < 0) die("signalfd", strerror(errno));
 
   probe_pid_namespaces();
+  probe_terminal();
   buf_t m = {0};
   /* What this build and host can do beyond the protocol's base: the service asks for nothing else, so
      a spawner built from older source keeps the wrapper shells (docs/adr/0542, 0555). */
   buf_str(&m, "{\"type\":\"ready\",\"features\":[\"merge-stderr\",\"block-fd\"");
   if (pid_namespaces) buf_str(&m, ",\"pid-namespace\"");
+  if (process_groups) buf_str(&m, ",\"process-groups\"");
   buf_str(&m, "]}");
   send_message(&m, -1);
   free(m.data);

@@ -108,6 +108,10 @@ void kill_all(void);
 /* Every signal, and none: the child's default dispositions and empty mask (set by main). */
 extern sigset_t all_signals, no_signals;
 
+/* Set by probe_terminal at start: this process has no controlling terminal, so a command gets a
+   process group of its own rather than a session (docs/adr/0576). */
+extern bool process_groups;
+void probe_terminal(void);
 /* A spawn request: the command started and its handles sent, or a spawn-error. */
 void start_command(const jv *req);
 /* posix_spawn of `file` as libuv's execvp finds and runs it (the request env's PATH); 0 or an errno. */

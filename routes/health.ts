@@ -84,7 +84,19 @@ const ReadinessSchema = StatusSchema.extend({
       autogroup: z
         .boolean()
         .describe(
-          "The kernel's autogroup scheduling is in force (sched_autogroup_enabled=1, root CPU cgroup): each command session gets a CPU share equal to the service's and `nice` counts only within it; paced starts still hold",
+          "The kernel's autogroup scheduling is in force (sched_autogroup_enabled=1, root CPU cgroup): each session gets a CPU share of its own and `nice` counts only within it (see `command_groups`, `autogroup_nice`); paced starts still hold",
+        ),
+      command_groups: z
+        .enum(['process-group', 'session'])
+        .describe(
+          "process-group: each command leads a process group of its own in the spawner's session and shares that session's CPU share (the native spawner, no terminal: docs/adr/0576); session: each command gets a session, so under autogroup a CPU share, of its own",
+        ),
+      autogroup_nice: z
+        .number()
+        .int()
+        .nullable()
+        .describe(
+          "Under autogroup, the niceness of the spawner session's CPU share beside the service's (docs/adr/0578); null when autogroup does not apply, the commands start in-process, or the kernel refused",
         ),
       max_starting: z
         .number()
@@ -237,6 +249,8 @@ const processesBody = (state: ProcessesState) => ({
   service_nice: state.serviceNice,
   priority: state.reason,
   autogroup: state.autogroup,
+  command_groups: state.commandGroups,
+  autogroup_nice: state.autogroupNice,
   max_starting: state.maxStarting,
   pacing: state.pacing,
   max_starting_floor: state.floor,

@@ -1082,8 +1082,15 @@ export interface operations {
                         mcp_servers: components["schemas"]["McpServerState"][];
                         /** @description How the commands (Bash, Grep) share the host with the service: a lower CPU priority and paced starts (docs/performance.md); never makes the service unready */
                         processes: {
-                            /** @description The kernel's autogroup scheduling is in force (sched_autogroup_enabled=1, root CPU cgroup): each command session gets a CPU share equal to the service's and `nice` counts only within it; paced starts still hold */
+                            /** @description The kernel's autogroup scheduling is in force (sched_autogroup_enabled=1, root CPU cgroup): each session gets a CPU share of its own and `nice` counts only within it (see `command_groups`, `autogroup_nice`); paced starts still hold */
                             autogroup: boolean;
+                            /** @description Under autogroup, the niceness of the spawner session's CPU share beside the service's (docs/adr/0578); null when autogroup does not apply, the commands start in-process, or the kernel refused */
+                            autogroup_nice: number | null;
+                            /**
+                             * @description process-group: each command leads a process group of its own in the spawner's session and shares that session's CPU share (the native spawner, no terminal: docs/adr/0576); session: each command gets a session, so under autogroup a CPU share, of its own
+                             * @enum {string}
+                             */
+                            command_groups: "process-group" | "session";
                             /** @description Process starts under way at once at most, now (TOOLEXEC_MAX_STARTING_PROCESSES; unset, it adapts: `pacing`) */
                             max_starting: number;
                             /** @description The most `max_starting` can be (4 per core, adaptive) */
@@ -1214,8 +1221,15 @@ export interface operations {
                         mcp_servers: components["schemas"]["McpServerState"][];
                         /** @description How the commands (Bash, Grep) share the host with the service: a lower CPU priority and paced starts (docs/performance.md); never makes the service unready */
                         processes: {
-                            /** @description The kernel's autogroup scheduling is in force (sched_autogroup_enabled=1, root CPU cgroup): each command session gets a CPU share equal to the service's and `nice` counts only within it; paced starts still hold */
+                            /** @description The kernel's autogroup scheduling is in force (sched_autogroup_enabled=1, root CPU cgroup): each session gets a CPU share of its own and `nice` counts only within it (see `command_groups`, `autogroup_nice`); paced starts still hold */
                             autogroup: boolean;
+                            /** @description Under autogroup, the niceness of the spawner session's CPU share beside the service's (docs/adr/0578); null when autogroup does not apply, the commands start in-process, or the kernel refused */
+                            autogroup_nice: number | null;
+                            /**
+                             * @description process-group: each command leads a process group of its own in the spawner's session and shares that session's CPU share (the native spawner, no terminal: docs/adr/0576); session: each command gets a session, so under autogroup a CPU share, of its own
+                             * @enum {string}
+                             */
+                            command_groups: "process-group" | "session";
                             /** @description Process starts under way at once at most, now (TOOLEXEC_MAX_STARTING_PROCESSES; unset, it adapts: `pacing`) */
                             max_starting: number;
                             /** @description The most `max_starting` can be (4 per core, adaptive) */

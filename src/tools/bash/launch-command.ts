@@ -2,7 +2,7 @@ import os from 'node:os'
 import { type LaunchOptions, launchInProcess } from './launch-in-process.js'
 import type { LaunchedCommand } from './launched-command.js'
 import type { LauncherChange, LauncherState, ProcessesState, ProcessSettings } from './launcher-state.js'
-import { autogroupInForce, lowerPriority, type ProcessPriority } from './process-priority.js'
+import { autogroupInForce, lowerAutogroup, lowerPriority, type ProcessPriority } from './process-priority.js'
 import { NATIVE_SPAWNER, nativeSpawnerMissing, type SpawnerChoice, type SpawnerKind } from './spawner-choice.js'
 import { connectSpawner, type SpawnerConnection } from './spawner-client.js'
 import { holdTurnUntilStarted } from './start-hold.js'
@@ -41,6 +41,9 @@ export function createCommandLauncher(
   const pace = createStartPace(pacer, options.readDelay)
   pinOrAdaptStartLimit(pace, options.maxStarting)
   let autogroup: boolean | undefined
+  /** The spawner session's autogroup nice once set (docs/adr/0578), and whether its commands share that session (0576). */
+  let autogroupNice: number | null = null
+  let processGroups = false
   let priority: ProcessPriority = {
     nice: os.getPriority(),
     serviceNice: os.getPriority(),
@@ -86,11 +89,22 @@ export function createCommandLauncher(
     ...(kindReason === undefined ? {} : { reason: kindReason }),
   })
 
+  /**
+   * The spawner's priority, and under autogroup its session's too: there its commands share that
+   * session (docs/adr/0576), which otherwise weighs as much as the service's whatever their nice.
+   */
+  const lowerSpawner = async (spawner: SpawnerConnection): Promise<void> => {
+    priority = lowerPriority(spawner.pid, nice)
+    processGroups = spawner.features.has('process-groups')
+    autogroup ??= autogroupInForce()
+    autogroupNice = autogroup ? (await lowerAutogroup(spawner.pid, priority.nice)).nice : null
+  }
+
   const connect = (): Promise<SpawnerConnection | undefined> => {
     connection = connectChosen().then(
-      (spawner) => {
+      async (spawner) => {
         spawner.stopped.then((reason) => onStopped(reason))
-        priority = lowerPriority(spawner.pid, nice)
+        await lowerSpawner(spawner)
         return spawner
       },
       (error: Error) => {
@@ -131,7 +145,7 @@ export function createCommandLauncher(
       // A spawner already running (an earlier app of this process) takes the new priority too;
       // its commands started before keep theirs.
       const running = fallback === undefined && connection ? await connection : undefined
-      if (running) priority = lowerPriority(running.pid, nice)
+      if (running) await lowerSpawner(running)
     },
     /** Starts the spawner now rather than at the first command, and says which mode is in force. */
     async start(): Promise<LauncherState> {
@@ -173,9 +187,12 @@ export function createCommandLauncher(
     processes(): ProcessesState {
       autogroup ??= autogroupInForce()
       const spawner = fallback === undefined && connection ? kind : 'in-process'
+      const grouped = spawner !== 'in-process' && processGroups
       return {
         ...priority,
         autogroup,
+        commandGroups: grouped ? 'process-group' : 'session',
+        autogroupNice: spawner === 'in-process' ? null : autogroupNice,
         spawner,
         maxStarting: pacer.limit,
         starting: pacer.starting,

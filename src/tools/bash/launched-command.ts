@@ -3,8 +3,8 @@ import type { Readable } from 'node:stream'
 /** A command started, in its own process group unless `sameSession`, wherever it was forked (launch-command.ts). */
 export type LaunchedCommand = {
   /**
-   * The command's first process; started in its own session, the leader of its process group:
-   * `process.kill(-pid, …)` reaches the whole group.
+   * The command's first process, the leader of its process group (in the native spawner's
+   * session, else a session of its own: docs/adr/0576): `process.kill(-pid, …)` reaches the whole group.
    */
   readonly pid: number
   /**

@@ -21,8 +21,15 @@ export type ProcessSettings = { nice: number; maxStarting?: number | undefined; 
 
 /** What is in force for the processes the service starts, for /readyz and the start log. */
 export type ProcessesState = ProcessPriority & {
-  /** The kernel's autogroup scheduling gives each command session its own CPU share (process-priority.ts). */
+  /** The kernel's autogroup scheduling gives each session its own CPU share (process-priority.ts). */
   autogroup: boolean
+  /**
+   * Where each command runs: a process group of its own in the spawner's session, sharing its CPU
+   * share (the native spawner without a terminal, docs/adr/0576), or a session of its own.
+   */
+  commandGroups: 'process-group' | 'session'
+  /** Under autogroup, the nice of the spawner's session's CPU share once set (docs/adr/0578); null otherwise. */
+  autogroupNice: number | null
   /** Which process starts them: the native spawner, the Node one, or the service itself (docs/adr/0501). */
   spawner: SpawnerKind | 'in-process'
   /** The start limit in force now; `pacing` says whether it is pinned or adapts between its floor and ceiling. */

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
 import os from 'node:os'
+import { setTimeout as delay } from 'node:timers/promises'
 
 /** The CPU priority the commands run at, beside the service's own (docs/adr/0300-commands-run-at-a-lower-cpu-priority.md). */
 export type ProcessPriority = {
@@ -39,8 +41,9 @@ export function lowerPriority(pid: number, increment: number): ProcessPriority {
 /**
  * Whether the kernel's autogroup scheduling governs the commands: with
  * `kernel.sched_autogroup_enabled=1`, a process in the root CPU cgroup that starts a session
- * (every command does: its own process group, and bubblewrap's `--new-session`) gets a CPU share
- * of its own, equal to the service's, and its nice value counts only within that session.
+ * (the spawner does; a command does where the spawner cannot give it only a process group,
+ * docs/adr/0576) gets a CPU share of its own, equal to the service's whatever its nice value,
+ * which counts only within that session.
  * In a container the processes sit in a CPU cgroup of their own and autogroup does not apply.
  */
 export function autogroupInForce(read: (file: string) => string = (file) => readFileSync(file, 'utf8')): boolean {
@@ -55,4 +58,35 @@ export function autogroupInForce(read: (file: string) => string = (file) => read
   } catch {
     return false
   }
+}
+
+/** Without CAP_SYS_ADMIN the kernel takes one autogroup write per 100 ms, host-wide (EAGAIN otherwise). */
+const AUTOGROUP_RETRY_MS = 120
+const AUTOGROUP_TRIES = 5
+
+/**
+ * Gives the session that process `pid` leads (the spawner's) the scheduling weight of `nice`
+ * under autogroup, by `/proc/PID/autogroup`: its commands, in process groups of that session,
+ * then weigh as `nice` beside the service's session rather than as much as it
+ * (docs/adr/0578-the-spawner-session-runs-at-the-commands-nice.md). One write per spawner, retried
+ * while the kernel's rate limit refuses it. Resolves to the nice now in force for the session,
+ * or null when it could not be set (the reason beside).
+ */
+export async function lowerAutogroup(
+  pid: number,
+  nice: number,
+  write: (file: string, data: string) => Promise<void> = writeFile,
+): Promise<{ nice: number | null; reason: string }> {
+  let code = ''
+  for (let tries = 0; tries < AUTOGROUP_TRIES; tries++) {
+    try {
+      await write(`/proc/${pid}/autogroup`, String(nice))
+      return { nice, reason: 'set' }
+    } catch (error) {
+      code = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+      if (code !== 'EAGAIN') break
+      await delay(AUTOGROUP_RETRY_MS)
+    }
+  }
+  return { nice: null, reason: `could not be set (${code})` }
 }

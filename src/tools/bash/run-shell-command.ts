@@ -146,12 +146,11 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     // Forked by the spawner process, off this event loop (docs/adr/0160-a-spawner-process-forks-bash.md).
     // Paced: an abort while the start waits its turn takes it out of the queue, unstarted
     // (docs/adr/0301-process-starts-are-paced.md).
-    // Bubblewrap's PID namespace needs no session of its own around it: it holds the command's
-    // processes, dies with `bwrap`, and its `--new-session` already keeps the command's `kill 0`
-    // inside (docs/adr/0460-commands-start-without-a-session-of-their-own.md). `unshare`'s does
-    // not: its command shares the group `unshare` starts in, and a signal to the group crosses
-    // the namespace, so it gets a session of its own again, still ended by its handle
-    // (docs/adr/0476-a-pid-namespace-command-gets-its-own-session-again.md).
+    // A signal to a process group crosses a PID namespace, so every command gets a group of its
+    // own, its `kill 0` reaching only its own call: `unshare`'s (docs/adr/0476-a-pid-namespace-command-gets-its-own-session-again.md)
+    // and bubblewrap's, which no longer makes a session inside
+    // (docs/adr/0577-bubblewrap-runs-without-a-session-of-its-own.md). Both are still ended by
+    // their handle: what holds their processes dies with the process started.
     ownGroup = warm !== undefined || (!sandbox && containment === 'process-group')
     child =
       warm ??
@@ -160,7 +159,6 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
         env,
         signal,
         announcesStart: true,
-        sameSession: containment === 'bwrap' && !ownGroup,
         direct,
         // The same containment without setpriv, unshare and the init shell, where the spawner can
         // be the namespace's init itself (docs/adr/0555-the-native-spawner-is-the-pid-namespace-init.md).

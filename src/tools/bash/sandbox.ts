@@ -51,7 +51,7 @@ const SANDBOX_GID = 65534
 const IDENTITY = ['--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID), '--cap-drop', 'ALL']
 
 function probeArguments(): string[] {
-  return ['--die-with-parent', '--new-session', '--unshare-all', ...IDENTITY, '--ro-bind', '/', '/', 'true']
+  return ['--die-with-parent', '--unshare-all', ...IDENTITY, '--ro-bind', '/', '/', 'true']
 }
 
 /**
@@ -154,9 +154,12 @@ export function prepareSystemMounts(): void {
  */
 export function bubblewrapArguments(layout: SandboxLayout): string[] {
   const system = currentSystemMounts()
+  // No `--new-session`: `bwrap` is always started in a process group or session of its own with no
+  // controlling terminal (the spawner's session, or its own), and nothing in the sandbox can
+  // acquire one; a session per sandbox only gave each its own CPU share under autogroup
+  // (docs/adr/0577-bubblewrap-runs-without-a-session-of-its-own.md).
   return [
     '--die-with-parent',
-    '--new-session',
     '--unshare-all',
     ...IDENTITY,
     ...system.directories,

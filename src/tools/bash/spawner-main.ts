@@ -146,7 +146,7 @@ process.once('disconnect', () => {
   for (const child of running.values()) {
     try {
       if (child.pid === undefined) continue
-      // One of its own session is killed with its group; one in this session by its process.
+      // One with a group of its own is killed with its group; one in this group by its process.
       if (sameSession.has(child)) child.kill('SIGKILL')
       else process.kill(-child.pid, 'SIGKILL')
     } catch {

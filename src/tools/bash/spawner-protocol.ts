@@ -23,10 +23,10 @@ export type SpawnRequest = {
    */
   takesInput?: boolean
   /**
-   * Started without a session and process group of its own (no `setsid`, which costs a start
-   * 0.7–1.9 ms: docs/adr/0460-commands-start-without-a-session-of-their-own.md): what holds its
-   * processes is its own (bubblewrap's PID namespace, or a single program), and it is stopped
-   * by `signal` messages to its process, never by its group.
+   * Started in the spawner's own process group (no `setsid` nor `setpgid`: docs/adr/0460-commands-start-without-a-session-of-their-own.md):
+   * a single program that signals nothing (Grep's search), stopped by `signal` messages to its
+   * process, never by its group. Otherwise a command leads a group of its own: in the spawner's
+   * session where the spawner named `process-groups` (docs/adr/0576), else in a session of its own.
    */
   sameSession?: boolean
   /**

@@ -54,7 +54,9 @@ async function byHand() {
   const stopped = once(child, 'close').then(([code]) => code as number)
   const [ready] = (await once(channel, 'data')) as [Buffer]
   // One JSON text and its newline; `features` as this build and host allow (docs/adr/0542, 0555).
-  expect(ready.toString()).toMatch(/^\{"type":"ready","features":\["merge-stderr","block-fd"(,"pid-namespace")?\]\}\n$/)
+  expect(ready.toString()).toMatch(
+    /^\{"type":"ready","features":\["merge-stderr","block-fd"(,"pid-namespace")?(,"process-groups")?\]\}\n$/,
+  )
   return { channel, stopped, stderr: () => stderr }
 }
 

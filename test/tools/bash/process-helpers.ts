@@ -24,6 +24,21 @@ export function uniqueSleepMarker(): string {
   return `${800 + markers}.${String(process.pid).padStart(7, '0')}`
 }
 
+/**
+ * Live (non-zombie) members of a process group. A sandbox's init ends after its `bwrap` and is
+ * reparented to the host's pid 1, which may reap it late: dead, it still counts for `kill(-pgid, 0)`.
+ */
+export async function liveGroupMembers(pgid: number): Promise<number[]> {
+  const found: number[] = []
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '')
+    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    if (stat !== '' && state !== 'Z' && Number(group) === pgid) found.push(Number(entry))
+  }
+  return found
+}
+
 /** Live (non-zombie) processes whose command line contains `marker`. */
 export async function processesMatching(marker: string): Promise<number[]> {
   const found: number[] = []

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BashTool } from '../../../src/tools/bash/bash-tool.js'
 import { commandLauncher, createCommandLauncher } from '../../../src/tools/bash/launch-command.js'
 import { createOutputCollector } from '../../../src/tools/bash/output-collector.js'
+import { autogroupInForce } from '../../../src/tools/bash/process-priority.js'
 import { runShellCommand } from '../../../src/tools/bash/run-shell-command.js'
 import { detectSandbox } from '../../../src/tools/bash/sandbox.js'
 import { nativeSpawnerMissing } from '../../../src/tools/bash/spawner-choice.js'
@@ -182,6 +183,10 @@ describe('/readyz', () => {
       service_nice: SERVICE_NICE,
       priority: expect.any(String),
       autogroup: expect.any(Boolean),
+      // A group per command where the native spawner runs without a terminal (docs/adr/0576);
+      // its session's autogroup at the commands' nice where autogroup applies (0578).
+      command_groups: nativeSpawnerMissing() === undefined ? 'process-group' : 'session',
+      autogroup_nice: autogroupInForce() ? expectedNice(4) : null,
       max_starting: 3,
       pacing: 'fixed',
       max_starting_floor: 3,

@@ -12,7 +12,7 @@ import { type WarmOwner, warmSandboxes } from '../../../src/tools/bash/warm-sand
 import { REAL_PROCESS_WAIT } from '../../helpers/real-process-wait.js'
 import { createTestContext, type TestWorkspace, useTestWorkspace } from '../../helpers/tool-context.js'
 import { runTool } from '../helpers.js'
-import { processesMatching, processGroupExists, uniqueSleepMarker } from './process-helpers.js'
+import { liveGroupMembers, processesMatching, processGroupExists, uniqueSleepMarker } from './process-helpers.js'
 
 const detected = detectSandbox('auto')
 const ON = { perSession: 2, perTenant: 8, perInstance: 32, idleMs: 60_000 }
@@ -315,7 +315,9 @@ describe.skipIf(detected.sandbox !== 'bwrap')(`warm sandboxes (${detected.reason
     expect(result).toMatchObject({ ok: false })
     expect(JSON.stringify(result)).toContain('Command timed out after 300 ms')
     expect(JSON.stringify(result)).toContain('started')
-    expect(processGroupExists(taken as number)).toBe(false)
+    // The group holds the sandbox's processes too since bubblewrap makes no session inside
+    // (docs/adr/0577): its init may linger as a zombie of the host's pid 1, dead.
+    expect(await liveGroupMembers(taken as number)).toEqual([])
   })
 
   it('off (0 per session): no sandbox is started ahead, nothing is counted', async () => {
