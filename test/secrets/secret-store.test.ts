@@ -6,7 +6,7 @@ import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ConfigError } from '../../src/errors/config-error.js'
 import { openSecret, SecretUnreadableError, sealSecret } from '../../src/secrets/seal-secret.js'
 import { UnknownSecretError } from '../../src/secrets/secret-errors.js'
@@ -16,6 +16,7 @@ import type { SecretStore } from '../../src/secrets/secret-store.js'
 import { createSecretVault } from '../../src/secrets/secret-vault.js'
 import { openFileSecretStore } from '../../src/stores/memory/file-secret-store.js'
 import { createMemorySecretStore } from '../../src/stores/memory/memory-secret-store.js'
+import { redisKeys } from '../../src/stores/redis/redis-keys.js'
 import { createRedisSecretStore } from '../../src/stores/redis/redis-secret-store.js'
 import { type RedisServer, redisSkipReason, startRedisServer } from '../helpers/redis-server.js'
 
@@ -161,6 +162,48 @@ describe.skipIf(redisSkipReason !== undefined)('the Redis backend', () => {
     expect(JSON.stringify(raw)).not.toContain('shared-value')
     await first.close()
     await other.close()
+  })
+
+  // docs/adr/0581: what was written while an instance was not yet (or no longer) subscribed.
+  it('tells a new subscriber every secret written before its subscription took effect', async () => {
+    const writer = createSecretVault({
+      store: createRedisSecretStore(new Redis(server.url)),
+      key,
+      redactor: new SecretRedactor(),
+    })
+    await writer.write('written-early', 'early-value', 'ops')
+    const late = createRedisSecretStore(new Redis(server.url))
+    const heard: string[] = []
+    late.onChange?.((name) => heard.push(name))
+    await vi.waitFor(() => expect(heard).toContain('written-early'), { timeout: 10_000 })
+    await writer.close()
+    await late.close()
+  })
+
+  it('subscribes again after its connection drops and catches up on the writes in between', async () => {
+    const store = createRedisSecretStore(new Redis(server.url))
+    const heard: string[] = []
+    store.onChange?.((name) => heard.push(name))
+    const admin = new Redis(server.url)
+    const subscribed = async () =>
+      ((await admin.pubsub('NUMSUB', redisKeys.secretsChannel)) as [string, number])[1] === 1
+    await vi.waitFor(async () => expect(await subscribed()).toBe(true), { timeout: 10_000 })
+    // The write lands while the subscriber is cut off: no message can carry it.
+    await admin.client('KILL', 'TYPE', 'pubsub')
+    const writer = createSecretVault({
+      store: createRedisSecretStore(new Redis(server.url)),
+      key,
+      redactor: new SecretRedactor(),
+    })
+    await writer.write('written-in-the-gap', 'gap-value', 'ops')
+    await vi.waitFor(() => expect(heard).toContain('written-in-the-gap'), { timeout: 10_000 })
+    // And the subscription is back: a later write arrives as a message.
+    await vi.waitFor(async () => expect(await subscribed()).toBe(true), { timeout: 10_000 })
+    await writer.write('written-after', 'after-value', 'ops')
+    await vi.waitFor(() => expect(heard).toContain('written-after'), { timeout: 10_000 })
+    admin.disconnect()
+    await writer.close()
+    await store.close()
   })
 })
 

@@ -22,12 +22,34 @@ export function createRedisSecretStore(redis: Redis): SecretStore {
   const listeners = new Set<(name: string) => void>()
   let subscriber: Redis | undefined
 
+  const notify = (name: string) => {
+    for (const listener of [...listeners]) listener(name)
+  }
+
+  /**
+   * Subscribes on every (re)connect and, once Redis has acknowledged it, tells the listeners
+   * every name stored now: a write published before the subscription took effect (this
+   * instance's first moments, or a dropped connection) is read back instead of missed
+   * (docs/adr/0581-a-secret-subscription-reads-back-what-it-missed.md). Listeners act on a name
+   * idempotently (a failed server tries again, a token is read again), so hearing one twice is
+   * harmless.
+   */
+  async function subscribeAndCatchUp(connection: Redis): Promise<void> {
+    try {
+      await connection.subscribe(redisKeys.secretsChannel)
+      for (const name of await redis.hkeys(redisKeys.secrets)) notify(name)
+    } catch {
+      // The connection dropped again: its next `ready` subscribes and catches up.
+    }
+  }
+
   function subscribe(): void {
-    subscriber = redis.duplicate()
-    subscriber.on('message', (_channel: string, name: string) => {
-      for (const listener of [...listeners]) listener(name)
-    })
-    void subscriber.subscribe(redisKeys.secretsChannel).catch(() => {})
+    const connection = redis.duplicate()
+    subscriber = connection
+    connection.on('message', (_channel: string, name: string) => notify(name))
+    connection.on('ready', () => void subscribeAndCatchUp(connection))
+    // A connection made with `lazyConnect` would wait for a first command that never comes.
+    if (connection.status === 'wait') connection.connect().catch(() => {})
   }
 
   return {
