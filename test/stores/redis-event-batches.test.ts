@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { redisKeys } from '../../src/stores/redis/redis-keys.js'
 import { redisSkipReason } from '../helpers/redis-server.js'
 import { useRedisStores } from '../helpers/redis-stores-fixture.js'
@@ -30,6 +30,21 @@ describe.skipIf(redisSkipReason !== undefined)('a run’s event stream on Redis'
     const seen: number[] = []
     await events.subscribe('batch', 1, (event) => seen.push(event.seq))
     expect(seen).toEqual([2, 3, 4])
+  })
+
+  it('reads what was appended while its subscriber connection was cut off', async () => {
+    const { events } = fixture.stores.stores
+    await events.append('gap', started('a'))
+    const seen: (string | undefined)[] = []
+    await events.subscribe('gap', 0, (event) => seen.push('tool_use_id' in event ? event.tool_use_id : undefined))
+    expect(seen).toEqual(['a'])
+    // No nudge can reach this instance while it is cut off: the tail reads them once back.
+    await fixture.client.client('KILL', 'TYPE', 'pubsub')
+    await events.appendBatch('gap', [started('b'), started('c')])
+    await vi.waitFor(() => expect(seen).toEqual(['a', 'b', 'c']), { timeout: 10_000 })
+    // And the channel is subscribed again: a later event arrives by its nudge.
+    await events.append('gap', started('d'))
+    await vi.waitFor(() => expect(seen).toEqual(['a', 'b', 'c', 'd']), { timeout: 10_000 })
   })
 
   it('reads entries of one event written before, and continues their seqs', async () => {

@@ -82,9 +82,20 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
     const runId = runIdOfChannel(channel)
     if (runId !== undefined) pump(runId)
   })
-  // After a reconnect the nudges sent meanwhile are lost: every tail reads what it missed.
+  // After a reconnect the nudges sent meanwhile are lost: every tail reads what it missed, once
+  // its channel is subscribed again, so no nudge falls between that read and the subscription
+  // (as for the secrets, docs/adr/0581-a-secret-subscription-reads-back-what-it-missed.md).
   subscriber.on('ready', () => {
-    for (const runId of tails.keys()) pump(runId)
+    const runIds = [...tails.keys()]
+    if (runIds.length === 0) return
+    subscriber.subscribe(...runIds.map((runId) => redisKeys.eventsChannel(runId))).then(
+      () => {
+        for (const runId of runIds) pump(runId)
+      },
+      () => {
+        // Away again: the next `ready` subscribes and reads.
+      },
+    )
   })
 
   async function readAfter(runId: string, afterSeq: number): Promise<RunEvent[]> {
