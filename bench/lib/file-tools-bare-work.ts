@@ -26,7 +26,7 @@ import { summarise } from './serial-latency.js'
  * first by lstat, its times read as the tool reads them (docs/adr/0586-bare-glob-rows-stamp-as-the-tool-does.md).
  */
 async function crawlNewestFirst(cwd: string) {
-  const files = await crawlMatches('src/**/*.ts', cwd)
+  const { files } = await crawlMatches('src/**/*.ts', cwd)
   const times = lstatMtimes(files)
   return files.map((file, index) => ({ file, mtimeMs: times[index] as number })).sort((a, b) => b.mtimeMs - a.mtimeMs)
 }

@@ -12,6 +12,14 @@ import { type CompiledPattern, compiledPattern } from './compiled-pattern.js'
 export const SYNC_CRAWL_ENTRIES = 512
 
 /**
+ * What a crawl listed: the files, and where the crawl itself knows them, where each run of names
+ * read from one directory starts: `files[runStarts[i]]` up to the next start (or the end) share
+ * one directory. Only the compiled crawl knows its runs; tinyglobby's answer has none, and its
+ * names are compared with each other (docs/adr/0595-glob-takes-its-runs-of-names-from-the-crawl.md).
+ */
+export type Listing = { files: string[]; runStarts?: number[] }
+
+/**
  * How Glob crawls under `cwd`: files only, as absolute paths, dot files included, links not
  * followed, `.git` left out (docs/adr/0092-glob-and-grep-stay-inside.md).
  */
@@ -35,11 +43,11 @@ export function globCrawlOptions(cwd: string): Omit<GlobOptions, 'fs' | 'signal'
  * `signal`: asked for only by the asynchronous crawl, the one an abort can stop; the synchronous
  * one ends in its turn, and the call's signal is not created for it (docs/adr/0528-glob-checks-what-it-crawled-cheaply.md).
  */
-export async function crawlMatches(pattern: string, cwd: string, signal?: () => AbortSignal): Promise<string[]> {
+export async function crawlMatches(pattern: string, cwd: string, signal?: () => AbortSignal): Promise<Listing> {
   const compiled = compiledPattern(pattern)
   const options = globCrawlOptions(cwd)
-  const files = compiled ? crawlCompiled(cwd, compiled) : crawlWithGlobSync(pattern, options)
-  return files ?? glob(pattern, signal ? { ...options, signal: signal() } : options)
+  const listing = compiled ? crawlCompiled(cwd, compiled) : crawlWithGlobSync(pattern, options)
+  return listing ?? { files: await glob(pattern, signal ? { ...options, signal: signal() } : options) }
 }
 
 /**
@@ -47,10 +55,15 @@ export async function crawlMatches(pattern: string, cwd: string, signal?: () => 
  * the pattern's fixed start, into the directories that may hold a match, files only, links
  * neither listed nor followed, and no `.git` at any depth (its ignore `**\/.git/**` matches the
  * name itself). Undefined once past SYNC_CRAWL_ENTRIES; a directory that cannot be read is skipped.
+ * Each file is its directory's path, a `/`, and its name; a new run starts whenever a match's
+ * directory is not the previous match's (so again when a directory's names resume after a
+ * subdirectory's).
  */
-function crawlCompiled(cwd: string, compiled: CompiledPattern): string[] | undefined {
-  if (compiled.start.includes('.git')) return []
+function crawlCompiled(cwd: string, compiled: CompiledPattern): Listing | undefined {
+  if (compiled.start.includes('.git')) return { files: [], runStarts: [] }
   const found: string[] = []
+  const runStarts: number[] = []
+  let current = ''
   let left = SYNC_CRAWL_ENTRIES
   const crawl = (directory: string, relative: string, segments: readonly string[]): boolean => {
     let entries: Dirent[]
@@ -66,7 +79,13 @@ function crawlCompiled(cwd: string, compiled: CompiledPattern): string[] | undef
       const name = entry.name
       if (name === '.git') continue
       if (entry.isFile()) {
-        if (compiled.matches(relative + name)) found.push(prefix + name)
+        if (compiled.matches(relative + name)) {
+          if (current !== directory) {
+            current = directory
+            runStarts.push(found.length)
+          }
+          found.push(prefix + name)
+        }
       } else if (entry.isDirectory()) {
         const below = [...segments, name]
         if (compiled.mayHoldMatches(below) && !crawl(prefix + name, `${relative}${name}/`, below)) return false
@@ -76,11 +95,11 @@ function crawlCompiled(cwd: string, compiled: CompiledPattern): string[] | undef
   }
   const start = compiled.start
   const relative = start.length > 0 ? `${start.join('/')}/` : ''
-  return crawl(path.posix.join(cwd, ...start), relative, start) ? found : undefined
+  return crawl(path.posix.join(cwd, ...start), relative, start) ? { files: found, runStarts } : undefined
 }
 
 /** tinyglobby's synchronous crawl, reading directories through a counter; undefined once past SYNC_CRAWL_ENTRIES. */
-function crawlWithGlobSync(pattern: string, options: Omit<GlobOptions, 'fs' | 'signal'>): string[] | undefined {
+function crawlWithGlobSync(pattern: string, options: Omit<GlobOptions, 'fs' | 'signal'>): Listing | undefined {
   let left = SYNC_CRAWL_ENTRIES
   const countedReaddirSync = ((directory: string, readOptions: { withFileTypes: true }) => {
     if (left < 0) return []
@@ -89,5 +108,5 @@ function crawlWithGlobSync(pattern: string, options: Omit<GlobOptions, 'fs' | 's
     return left < 0 ? [] : entries
   }) as typeof readdirSync
   const files = globSync(pattern, { ...options, fs: { readdirSync: countedReaddirSync } })
-  return left < 0 ? undefined : files
+  return left < 0 ? undefined : { files }
 }

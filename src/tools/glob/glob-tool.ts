@@ -94,8 +94,8 @@ export const GlobTool = buildTool({
     const resolved = await resolveSearchDirectory(input, context, known)
     if (!resolved.ok) throw new Error(resolved.message)
     const directory = resolved.realPath
-    const files = await crawlMatches(input.pattern, directory, () => context.abortSignal)
-    const sorted = await newestFirst(await listedInside(files, resolved.roots))
+    const listing = await crawlMatches(input.pattern, directory, () => context.abortSignal)
+    const sorted = await newestFirst(await listedInside(listing, resolved.roots))
     const data: GlobOutput = {
       directory,
       filenames: sorted.slice(0, GLOB_MAX_RESULTS),

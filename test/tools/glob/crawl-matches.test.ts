@@ -1,17 +1,39 @@
 // Pins docs/adr/0465 and 0560: a crawl finds what tinyglobby's glob finds, whether the tree is
 // small enough for the synchronous crawl (the pattern compiled once, or tinyglobby's own for a
-// pattern left to it) or past SYNC_CRAWL_ENTRIES and crawled again asynchronously.
+// pattern left to it) or past SYNC_CRAWL_ENTRIES and crawled again asynchronously; and 0595: the
+// compiled crawl's runs each hold the names of one directory.
 import { execFileSync } from 'node:child_process'
 import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { glob, globSync } from 'tinyglobby'
 import { describe, expect, it } from 'vitest'
 import { compiledPattern } from '../../../src/tools/glob/compiled-pattern.js'
-import { crawlMatches, globCrawlOptions, SYNC_CRAWL_ENTRIES } from '../../../src/tools/glob/crawl-matches.js'
+import {
+  crawlMatches,
+  globCrawlOptions,
+  type Listing,
+  SYNC_CRAWL_ENTRIES,
+} from '../../../src/tools/glob/crawl-matches.js'
 import { useTestWorkspace } from '../../helpers/tool-context.js'
 
 /** The tool's own crawl options: what every crawl must answer exactly as tinyglobby does. */
 const options = globCrawlOptions
+
+/**
+ * The files, after checking what the listing says of its runs: they start at the first name, in
+ * order, and every name of a run has its first name's directory (listedInside judges a run by it).
+ */
+function checkedRuns({ files, runStarts }: Listing): string[] {
+  if (runStarts === undefined) return files
+  expect(runStarts[0] ?? 0).toBe(0)
+  runStarts.forEach((start, run) => {
+    const end = runStarts[run + 1] ?? files.length
+    expect(end).toBeGreaterThan(start)
+    const directory = path.dirname(files[start] as string)
+    for (const file of files.slice(start, end)) expect(path.dirname(file)).toBe(directory)
+  })
+  return files
+}
 
 async function tree(root: string, files: number) {
   await mkdir(path.join(root, 'src', 'deep'), { recursive: true })
@@ -122,17 +144,34 @@ describe('crawlMatches', () => {
     const workspace = await useTestWorkspace()
     await tree(workspace.cwd, files)
     for (const pattern of ['**/*.ts', 'src/*.md', 'src/deep/*', '**/.git/**']) {
-      const found = await crawlMatches(pattern, workspace.cwd)
+      const found = checkedRuns(await crawlMatches(pattern, workspace.cwd))
       expect(found.sort()).toEqual((await glob(pattern, options(workspace.cwd))).sort())
     }
-    expect(await crawlMatches('**/*.ts', workspace.cwd)).toHaveLength(Math.floor(files / 2) + 1)
+    expect((await crawlMatches('**/*.ts', workspace.cwd)).files).toHaveLength(Math.floor(files / 2) + 1)
   })
 
   it.each(PATTERNS)('finds what globSync finds in a tree of links, dot names and .git: %s', async (pattern) => {
     const workspace = await useTestWorkspace()
     await trickyTree(workspace.cwd, workspace.outside)
     const expected = globSync(pattern, options(workspace.cwd)).sort()
-    expect((await crawlMatches(pattern, workspace.cwd)).sort()).toEqual(expected)
+    const listing = await crawlMatches(pattern, workspace.cwd)
+    // The compiled crawl says where its runs start; only tinyglobby's answer has none.
+    expect(listing.runStarts === undefined).toBe(compiledPattern(pattern) === undefined)
+    expect(checkedRuns(listing).sort()).toEqual(expected)
+  })
+
+  it("starts a directory's run again after a subdirectory's names", async () => {
+    const workspace = await useTestWorkspace()
+    // Files and subdirectories interleaved in one directory: in any order the file system lists
+    // them but all files first, a subdirectory's matches come between the directory's own.
+    for (let index = 0; index < 12; index += 1) {
+      await mkdir(path.join(workspace.cwd, 'd', `s${index}`), { recursive: true })
+      await writeFile(path.join(workspace.cwd, 'd', `s${index}`, 'g.ts'), '')
+      await writeFile(path.join(workspace.cwd, 'd', `f${index}.ts`), '')
+    }
+    const listing = await crawlMatches('d/**/*.ts', workspace.cwd)
+    expect(checkedRuns(listing)).toHaveLength(24)
+    expect(listing.runStarts?.length).toBeGreaterThanOrEqual(13)
   })
 
   it('compiles a pattern once and leaves escapes and negations to tinyglobby', () => {
