@@ -9,6 +9,7 @@ import { createPermissionGate } from '../src/permissions/create-permission-gate.
 import { observeDecisions } from '../src/permissions/observe-decisions.js'
 import { setRuleMatchWorkLimit } from '../src/permissions/rule-match-work.js'
 import { createAdmission, REFUSAL_PACE_MS, RETRY_AFTER_SECONDS } from '../src/runs/capacity/admission.js'
+import { type AdmissionTurns, createAdmissionTurns } from '../src/runs/capacity/admission-turns.js'
 import { createRefusalLog, type RefusalLog } from '../src/runs/capacity/refusal-log.js'
 import { createRefusalPacer, type RefusalPacer } from '../src/runs/capacity/refusal-pacer.js'
 import { createRunManager } from '../src/runs/run-manager.js'
@@ -21,6 +22,8 @@ declare module 'fastify' {
     admission: ReturnType<typeof createAdmission>
     /** When the refusals for capacity are answered (docs/adr/0360, 0361) and how they are logged (0362). */
     refusals: { pacer: RefusalPacer; log: RefusalLog }
+    /** How many new runs begin admission per turn of the event loop (docs/adr/0583). */
+    admissionTurns: AdmissionTurns
   }
 }
 
@@ -104,6 +107,7 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
     })
     app.decorate('runManager', runManager)
     app.decorate('admission', admission)
+    app.decorate('admissionTurns', createAdmissionTurns({ perTurn: ADMISSIONS_PER_TURN }))
     app.decorate('refusals', {
       pacer: createRefusalPacer({
         paceMs: REFUSAL_PACE_MS,
@@ -133,6 +137,12 @@ export const runManagerPlugin = fp<RunManagerPluginOptions>(
  */
 const REFUSALS_PER_TURN = 16
 
+/**
+ * New runs that begin admission in one turn of the event loop: a burst's runs go in slices, with
+ * the loop's other I/O between them (docs/adr/0583).
+ */
+const ADMISSIONS_PER_TURN = 16
+
 /** One summary line of capacity refusals at most this often (docs/adr/0362). */
 const REFUSAL_LOG_EVERY_MS = 10_000
 
@@ -149,16 +159,19 @@ const BELOW_WARN: ReadonlySet<string> = new Set(['trace', 'debug', 'info'])
 export function admissionHook(app: FastifyInstance): onRequestHookHandler {
   return (request, _reply, done) => {
     if (request.headers['idempotency-key'] !== undefined) return done()
-    try {
-      app.admission.refuseNewRun(request.tenant)
-    } catch (error) {
-      // The refusal is counted into the summary line instead of logged per request: its own
-      // info lines (the error handler's, fastify's "request completed") are not written.
-      if (isApiError(error)) app.refusals.log.note(error.code)
-      if (BELOW_WARN.has(request.log.level)) request.log.level = 'warn'
-      app.refusals.pacer.pace(request.raw.socket, () => done(error as Error))
-      return
-    }
-    done()
+    // Checked when its slice goes, so the runs of the slices before it are counted (docs/adr/0583).
+    app.admissionTurns.pass(() => {
+      try {
+        app.admission.refuseNewRun(request.tenant)
+      } catch (error) {
+        // The refusal is counted into the summary line instead of logged per request: its own
+        // info lines (the error handler's, fastify's "request completed") are not written.
+        if (isApiError(error)) app.refusals.log.note(error.code)
+        if (BELOW_WARN.has(request.log.level)) request.log.level = 'warn'
+        app.refusals.pacer.pace(request.raw.socket, () => done(error as Error))
+        return
+      }
+      done()
+    })
   }
 }
