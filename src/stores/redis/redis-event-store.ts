@@ -3,6 +3,7 @@ import { createEventClock } from '../../events/event-clock.js'
 import type { RunEvent, RunEventBody } from '../../events/run-event.js'
 import type { EventListener, EventStore } from '../event-store.js'
 import { redisKeys } from './redis-keys.js'
+import { subscribeOnReady } from './subscribe-on-ready.js'
 
 /**
  * Appends a batch of one run's events, seqs ARGV[4]..ARGV[5] in order, as ONE stream entry whose
@@ -82,21 +83,9 @@ export function createRedisEventStore(options: RedisEventStoreOptions): EventSto
     const runId = runIdOfChannel(channel)
     if (runId !== undefined) pump(runId)
   })
-  // After a reconnect the nudges sent meanwhile are lost: every tail reads what it missed, once
-  // its channel is subscribed again, so no nudge falls between that read and the subscription
-  // (as for the secrets, docs/adr/0581-a-secret-subscription-reads-back-what-it-missed.md).
-  subscriber.on('ready', () => {
-    const runIds = [...tails.keys()]
-    if (runIds.length === 0) return
-    subscriber.subscribe(...runIds.map((runId) => redisKeys.eventsChannel(runId))).then(
-      () => {
-        for (const runId of runIds) pump(runId)
-      },
-      () => {
-        // Away again: the next `ready` subscribes and reads.
-      },
-    )
-  })
+  // After a reconnect the nudges sent meanwhile are lost: each tail reads them once resubscribed (ADR 0581).
+  const channels = () => [...tails.keys()].map((runId) => redisKeys.eventsChannel(runId))
+  subscribeOnReady(subscriber, channels, () => Promise.all([...tails.keys()].map((runId) => pump(runId))))
 
   async function readAfter(runId: string, afterSeq: number): Promise<RunEvent[]> {
     const after = Math.max(0, afterSeq)

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { SealedSecret, SecretStore } from '../../secrets/secret-store.js'
 import { redisKeys } from './redis-keys.js'
+import { subscribeOnReady } from './subscribe-on-ready.js'
 
 /** The first error of a MULTI's replies, thrown: ioredis resolves `exec` even when a command failed. */
 function throwFailed(replies: [error: Error | null, result: unknown][] | null): [Error | null, unknown][] {
@@ -26,28 +27,20 @@ export function createRedisSecretStore(redis: Redis): SecretStore {
     for (const listener of [...listeners]) listener(name)
   }
 
-  /**
-   * Subscribes on every (re)connect and, once Redis has acknowledged it, tells the listeners
-   * every name stored now: a write published before the subscription took effect (this
-   * instance's first moments, or a dropped connection) is read back instead of missed
-   * (docs/adr/0581-a-secret-subscription-reads-back-what-it-missed.md). Listeners act on a name
-   * idempotently (a failed server tries again, a token is read again), so hearing one twice is
-   * harmless.
-   */
-  async function subscribeAndCatchUp(connection: Redis): Promise<void> {
-    try {
-      await connection.subscribe(redisKeys.secretsChannel)
-      for (const name of await redis.hkeys(redisKeys.secrets)) notify(name)
-    } catch {
-      // The connection dropped again: its next `ready` subscribes and catches up.
-    }
-  }
-
   function subscribe(): void {
     const connection = redis.duplicate()
     subscriber = connection
     connection.on('message', (_channel: string, name: string) => notify(name))
-    connection.on('ready', () => void subscribeAndCatchUp(connection))
+    // Once subscribed, every name stored now: a write published before the subscription took
+    // effect is read back. Listeners act on a name idempotently (a failed server tries again, a
+    // token is read again), so hearing one twice is harmless (docs/adr/0581).
+    subscribeOnReady(
+      connection,
+      () => [redisKeys.secretsChannel],
+      async () => {
+        for (const name of await redis.hkeys(redisKeys.secrets)) notify(name)
+      },
+    )
     // A connection made with `lazyConnect` would wait for a first command that never comes.
     if (connection.status === 'wait') connection.connect().catch(() => {})
   }
