@@ -20,6 +20,7 @@ import {
   NO_HOOK_OUTCOME,
   outcomeOf,
   refusedInput,
+  rewrites,
   rewrittenCall,
   type StagesInput,
   stagedPipeline,
@@ -201,7 +202,7 @@ function afterDecision(
   try {
     if (decision.behavior === 'deny') {
       later(call, { ...fail(decision.message), denied: true })
-    } else if (decision.updatedInput) {
+    } else if (rewrites(decision, callInput)) {
       settleWith(call, tool, rewrittenCall(stagesOf(run, call, context, onProgress), decision.updatedInput))
     } else if (call.abortReason !== undefined) {
       later(call, fail(CANCEL_MESSAGE))

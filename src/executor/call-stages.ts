@@ -98,13 +98,27 @@ export async function stagedPipeline(input: StagesInput, callInput: Input): Prom
   }
   const decision = await checkPermission(input.permissions, tool, callInput, context, hookOutcome)
   if (decision.behavior === 'deny') return { ...fail(decision.message), denied: true }
-  if (decision.updatedInput) {
+  if (rewrites(decision, callInput)) {
     const rewritten = await revalidate(tool, decision.updatedInput, context)
     if (!rewritten.ok) return rewritten.outcome
     callInput = rewritten.value
   }
   if (input.isAborted()) return fail(CANCEL_MESSAGE)
   return callTool(input, callInput, hookOutcome.additionalContext)
+}
+
+/**
+ * Whether an allow replaces the call's input. An `updatedInput` that is the very object the gate
+ * was shown is no rewrite: the default `checkPermissions` hands its input back, as Claude Code's
+ * tools do, and parsing and validating it again repeated steps 3 and 4 for nothing
+ * (docs/adr/0584-an-input-handed-back-unchanged-is-not-a-rewrite.md). A tool that changes the
+ * input returns a new object, which is validated again as before.
+ */
+export function rewrites<D extends { updatedInput?: Input }>(
+  decision: D,
+  callInput: Input,
+): decision is D & { updatedInput: Input } {
+  return decision.updatedInput !== undefined && decision.updatedInput !== callInput
 }
 
 /** The common path's gate allowed with a new input: revalidated, then called like any other. */

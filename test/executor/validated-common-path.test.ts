@@ -3,6 +3,7 @@
 // refusal and a validator that throws synchronously each give their usual text.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import type { HookRunner } from '../../src/executor/hook-runner.js'
 import type { PermissionGate } from '../../src/executor/permission-gate.js'
 import { REJECT_MESSAGE } from '../../src/messages/tool-error-messages.js'
 import { buildTool } from '../../src/tool/build-tool.js'
@@ -78,6 +79,51 @@ describe('a validated call with no hooks', () => {
       content: '<tool_use_error>bad value</tool_use_error>',
       is_error: true,
     })
+  })
+
+  it('an allow that hands back the input it was shown is no rewrite: validated once (docs/adr/0584)', async () => {
+    const steps: string[] = []
+    const tool = probe(steps, async () => ({ result: true }))
+    // What the default checkPermissions and Claude Code's own tools answer: the same object back.
+    const handingBack = recordingGate(steps, async (request) => ({ behavior: 'allow', updatedInput: request.input }))
+    const run = await startRun([tool], [block('t1', 'Probe', { value: 'a' })], {}, { permissions: handingBack })
+    expect((await run.done()).results[0]).toMatchObject({ content: 'ran a' })
+    expect(steps).toEqual(['validate a', 'decide a', 'call a'])
+
+    // An equal input in a new object is still a rewrite, validated again.
+    const copying: string[] = []
+    const copied = await startRun(
+      [probe(copying, async () => ({ result: true }))],
+      [block('t2', 'Probe', { value: 'a' })],
+      {},
+      {
+        permissions: recordingGate(copying, async (request) => ({
+          behavior: 'allow',
+          updatedInput: { ...request.input },
+        })),
+      },
+    )
+    expect((await copied.done()).results[0]).toMatchObject({ content: 'ran a' })
+    expect(copying).toEqual(['validate a', 'decide a', 'validate a', 'call a'])
+
+    // The same on the staged path, taken when hooks are configured.
+    const hooked: string[] = []
+    const hooks: HookRunner = {
+      preToolUse: async () => ({}),
+      postToolUse: async () => ({}),
+      postToolUseFailure: async () => ({}),
+    }
+    const staged = await startRun(
+      [probe(hooked, async () => ({ result: true }))],
+      [block('t3', 'Probe', { value: 'a' })],
+      {},
+      {
+        hooks,
+        permissions: recordingGate(hooked, async (request) => ({ behavior: 'allow', updatedInput: request.input })),
+      },
+    )
+    expect((await staged.done()).results[0]).toMatchObject({ content: 'ran a' })
+    expect(hooked).toEqual(['validate a', 'decide a', 'call a'])
   })
 
   it('a run cancelled while validation waits never calls the tool, and gets the rejection text', async () => {
