@@ -22,18 +22,17 @@ export type AuditEvent = Omit<AuditEntry, 'input_sha256' | 'input' | 'ts'> & { i
 export const inputDigest = (input: unknown) => hash('sha256', canonicalJson(input), 'hex')
 
 /**
- * `inputDigest` that remembers its last text and digest: a call's decision and its outcome are
- * recorded one after the other with the same input, and the second then costs only its text
+ * The digest of a canonical text, remembering the last text and digest: a call's decision and its
+ * outcome are recorded one after the other with the same input, and the second then costs nothing
  * (docs/adr/0505-the-audit-digest-remembers-the-last-input.md). Keyed by the text, not the
  * object, so an input changed in between is hashed afresh.
  */
 const MEMO_MAX_CHARS = 64 * 1024
 
-function lastDigestMemo(): (input: unknown) => string {
+function lastDigestMemo(): (text: string) => string {
   let lastText: string | undefined
   let lastDigest = ''
-  return (input) => {
-    const text = canonicalJson(input)
+  return (text) => {
     if (text === lastText) return lastDigest
     const digest = hash('sha256', text, 'hex')
     // A large input (a Write's content) is not kept alive between records for this.
@@ -43,13 +42,16 @@ function lastDigestMemo(): (input: unknown) => string {
   }
 }
 
+/** An entry waiting for its batch, with its input's canonical text, hashed when the batch is written. */
+type Queued = { entry: AuditEntry; text: string }
+
 /**
  * The audit trail's writer (docs/adr/0245-audit-trail.md). `record` never throws and never makes
  * a call wait: entries are queued and written in batches, in order, to the store and the file
  * sink; a failing store or sink drops what it cannot write and says so in `health`.
  */
 export function createAuditLog(options: AuditLogOptions) {
-  let queue: AuditEntry[] = []
+  let queue: Queued[] = []
   let writing: Promise<void> | undefined
   const store: SinkHealth = { ok: true, written: 0, dropped: 0 }
   /** Entries of the same millisecond share one ISO string, as run events do (docs/adr/0491). */
@@ -58,7 +60,11 @@ export function createAuditLog(options: AuditLogOptions) {
 
   async function drain(): Promise<void> {
     while (queue.length > 0) {
-      const batch = queue
+      // The digest is taken here, after the call went on (docs/adr/0579): the text is already fixed.
+      const batch = queue.map(({ entry, text }) => {
+        entry.input_sha256 = digest(text)
+        return entry
+      })
       queue = []
       const lines = options.file ? batch.map((entry) => JSON.stringify(entry)) : []
       await Promise.all([
@@ -90,10 +96,13 @@ export function createAuditLog(options: AuditLogOptions) {
     record(event: AuditEvent): void {
       try {
         const { input, ts, ...rest } = event
+        // The text now, while the input is as recorded; its hash when the batch is written, off the
+        // path of the call that is waiting for this decision (docs/adr/0579).
+        const text = canonicalJson(input)
         const entry: AuditEntry = {
           ts: ts ?? timestamp(),
           ...rest,
-          input_sha256: digest(input),
+          input_sha256: '',
           ...(options.includeInputs ? { input: redactSecrets(input) } : {}),
         }
         if (queue.length >= MAX_QUEUED) {
@@ -101,7 +110,7 @@ export function createAuditLog(options: AuditLogOptions) {
           if (options.file) options.file.health.dropped++
           return
         }
-        queue.push(entry)
+        queue.push({ entry, text })
         schedule()
       } catch {
         store.dropped++

@@ -1,4 +1,4 @@
-// Pins the audit log's input digest: each record's is the SHA-256 of its input's canonical JSON,
+// Pins the audit log's input digest: each record's is the SHA-256 of its input's canonical JSON as recorded,
 // whether the input repeats (the remembered digest, docs/adr/0505), changes in place, or is large.
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
@@ -40,6 +40,26 @@ describe('createAuditLog input digests', () => {
       if (index === 1) input.command = 'rm -rf /tmp/x'
     })
     expect(digests).toEqual([sha256({ command: 'true' }), sha256({ command: 'rm -rf /tmp/x' })])
+  })
+
+  it('digests an input as it was when recorded, though the digest is taken when the batch is written (docs/adr/0579)', async () => {
+    const store = createMemoryAuditStore({ ttlMs: 60_000, maxRecords: 100 })
+    const log = createAuditLog({ store, includeInputs: false })
+    const input = { command: 'true' }
+    log.record({
+      kind: 'decision',
+      tenant: 'acme',
+      session_id: 's',
+      run_id: 'r',
+      tool_use_id: 't',
+      tool: 'Bash',
+      input,
+    })
+    // The call goes on and its tool changes the input before the batch is written.
+    input.command = 'changed by the tool'
+    await log.flush()
+    const page = await store.list({ tenant: 'acme', limit: 10 })
+    expect(page.records.map((record) => record.input_sha256)).toEqual([sha256({ command: 'true' })])
   })
 
   it('digests large inputs, repeated or not', async () => {
