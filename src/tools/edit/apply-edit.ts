@@ -58,17 +58,38 @@ export function applyEdit(content: string, request: EditRequest, displayPath: st
   return { ok: true, content: updated, replacements: count, firstIndex, insertedLength: newString.length }
 }
 
-/** A few numbered lines around the first change, so the model sees the result without a Read. */
+/** How many line feeds `content` has from `start` up to (not including) `end`. */
+function lineFeedsBetween(content: string, start: number, end: number): number {
+  let count = 0
+  for (let at = content.indexOf('\n', start); at !== -1 && at < end; at = content.indexOf('\n', at + 1)) count += 1
+  return count
+}
+
+/** One line as Read shows it: its number, a tab, the line without a trailing `\r`, cut past 2,000 characters. */
+function numberedLine(number: number, line: string): string {
+  const text = line.endsWith('\r') ? line.slice(0, -1) : line
+  return `${String(number).padStart(6)}\t${text.length > 2000 ? `${text.slice(0, 2000)}…` : text}`
+}
+
+/**
+ * A few numbered lines around the first change, so the model sees the result without a Read.
+ * Only the lines shown are cut out of the text: the file is never split into all its lines,
+ * which cost an edit of a large file a copy of every line (docs/adr/0587-an-edit-snippet-cuts-only-the-lines-it-shows.md).
+ */
 export function editSnippet(content: string, firstIndex: number, insertedLength: number, context = 3): string {
-  const startLine = content.slice(0, firstIndex).split('\n').length
-  const endLine = startLine + content.slice(firstIndex, firstIndex + insertedLength).split('\n').length - 1
-  const lines = content.split('\n')
+  const startLine = 1 + lineFeedsBetween(content, 0, firstIndex)
+  const endLine = startLine + lineFeedsBetween(content, firstIndex, firstIndex + insertedLength)
   const from = Math.max(1, startLine - context)
-  const to = Math.min(lines.length, endLine + context, from + 40)
+  const last = Math.min(endLine + context, from + 40)
+  let at = 0
+  for (let line = 1; line < from; line += 1) at = content.indexOf('\n', at) + 1
   const shown: string[] = []
-  for (let number = from; number <= to; number += 1) {
-    const line = (lines[number - 1] ?? '').replace(/\r$/, '')
-    shown.push(`${String(number).padStart(6)}\t${line.length > 2000 ? `${line.slice(0, 2000)}…` : line}`)
+  for (let number = from; number <= last; number += 1) {
+    const end = content.indexOf('\n', at)
+    shown.push(numberedLine(number, end === -1 ? content.slice(at) : content.slice(at, end)))
+    // The file's last line: there is no line after it to show.
+    if (end === -1) break
+    at = end + 1
   }
   return shown.join('\n')
 }

@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync } from 'node:fs'
 import { openNamedFile } from '../../paths/named-file.js'
 import type { ToolUseContext } from '../../tool/tool.js'
 import { recordWrite } from '../shared/check-read-before-write.js'
-import { readWhole, replaceWhole } from '../shared/descriptor-io.js'
+import { readSmallSync, readWhole, replaceWhole } from '../shared/descriptor-io.js'
 import type { ConfinedResolution } from '../shared/validated-paths.js'
 import { applyEdit, type EditRequest, editSnippet } from './apply-edit.js'
 import { editRefusal } from './editable-file.js'
@@ -39,9 +39,13 @@ export async function editNamedFile(
     if (stats.nlink === 0) return undefined
     const refused = editRefusal(displayPath, realPath, stats, context)
     if (refused) throw new Error(refused)
-    const outcome = applyEdit((await readWhole(fd, stats.size)).toString('utf8'), request, displayPath)
+    // A small file read and written inline awaits nothing: no turn of the microtask queue
+    // between the call's start and its answer (docs/adr/0589-an-inline-edit-awaits-nothing.md).
+    const text = (readSmallSync(fd, stats.size) ?? (await readWhole(fd, stats.size))).toString('utf8')
+    const outcome = applyEdit(text, request, displayPath)
     if (!outcome.ok) throw new Error(outcome.message)
-    await recordWrite(realPath, context, await replaceWhole(fd, Buffer.from(outcome.content), stats))
+    const written = replaceWhole(fd, Buffer.from(outcome.content), stats)
+    recordWrite(realPath, context, written instanceof Promise ? await written : written)
     const snippet = editSnippet(outcome.content, outcome.firstIndex, outcome.insertedLength)
     return { filePath: realPath, replacements: outcome.replacements, created: false, snippet }
   } finally {

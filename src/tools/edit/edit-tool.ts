@@ -4,7 +4,7 @@ import { readNamedFileAgain } from '../../paths/named-file.js'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext } from '../../tool/tool.js'
 import { recordWrite } from '../shared/check-read-before-write.js'
-import { readTextFile, readWhole } from '../shared/descriptor-io.js'
+import { readSmallSync, readTextFile, readWhole } from '../shared/descriptor-io.js'
 import { statIfExists } from '../shared/file-stats.js'
 import { tryResolveConfinedPath } from '../shared/resolve-confined-path.js'
 import { type ConfinedResolution, rememberResolution, takeResolution } from '../shared/validated-paths.js'
@@ -130,13 +130,13 @@ export const EditTool = buildTool({
         plan.resolution,
       )
       if (outcome === undefined || !outcome.ok) throw new Error('The edit was not applied.')
-      await recordWrite(realPath, context)
+      recordWrite(realPath, context)
       const snippet = editSnippet(outcome.content, outcome.firstIndex, outcome.insertedLength)
       const data: EditOutput = { filePath: realPath, replacements: outcome.replacements, created: false, snippet }
       return { data }
     }
     const realPath = await writeConfinedFile(input.file_path, context, input.new_string, plan.resolution)
-    await recordWrite(realPath, context)
+    recordWrite(realPath, context)
     const data: EditOutput = { filePath: realPath, replacements: 1, created: plan.original === null, snippet: '' }
     return { data }
   },
@@ -154,7 +154,7 @@ async function readCurrentText(realPath: string, named: ConfinedResolution['name
   const fd = named && tryOrUndefined(() => readNamedFileAgain(named))
   if (named === undefined || fd === undefined) return readTextFile(realPath)
   try {
-    return (await readWhole(fd, named.stats.size)).toString('utf8')
+    return (readSmallSync(fd, named.stats.size) ?? (await readWhole(fd, named.stats.size))).toString('utf8')
   } finally {
     closeSync(fd)
   }

@@ -31,12 +31,9 @@ export function checkReadBeforeWrite(
  * After a successful write the session has seen the new content: record it as fully read.
  * `written`: the stats of the descriptor written, taken once the write was done
  * (docs/adr/0526-a-write-is-recorded-from-its-descriptor.md); otherwise the path is stat'ed.
+ * Synchronous: it awaits nothing, and a call awaiting it paid a turn of the microtask queue (docs/adr/0589).
  */
-export async function recordWrite(
-  realPath: string,
-  context: Pick<ToolUseContext, 'readFileState'>,
-  written?: Stats,
-): Promise<void> {
+export function recordWrite(realPath: string, context: Pick<ToolUseContext, 'readFileState'>, written?: Stats): void {
   // One synchronous stat of the path just written, as docs/adr/0312 does for a call's path (docs/adr/0386).
   const stats = written ?? statSync(realPath)
   context.readFileState.set(realPath, { mtimeMs: stats.mtimeMs, size: stats.size, partial: false })

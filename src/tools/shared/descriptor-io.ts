@@ -86,23 +86,34 @@ export async function* readChunks(fd: number): AsyncGenerator<Buffer> {
  * disk cannot hold the event loop (docs/adr/0481-rewrites-never-truncate-to-zero.md), unless
  * they are small and the kernel has no dirty pressure that could throttle them: then inline,
  * without the threadpool's round trip (docs/adr/0545-small-rewrites-are-written-inline-while-the-kernel-has-no-dirty-pressure.md).
- * `before`: the descriptor's stats before the write. Returns the file's stats once written, from
+ * `before`: the descriptor's stats before the write. Gives the file's stats once written, from
  * the descriptor: the read-before-write record needs no stat by path after the close
- * (docs/adr/0526-a-write-is-recorded-from-its-descriptor.md).
+ * (docs/adr/0526-a-write-is-recorded-from-its-descriptor.md); without a promise when nothing went
+ * to the threadpool, so an inline rewrite adds no turn of the microtask queue to the call
+ * (docs/adr/0589-an-inline-edit-awaits-nothing.md).
  */
-export async function replaceWhole(fd: number, bytes: Buffer, before: Stats): Promise<Stats> {
+export function replaceWhole(fd: number, bytes: Buffer, before: Stats): Stats | Promise<Stats> {
+  if (!inlineWrites.mayWriteInline(fd, before, bytes.length)) return writeOnThreadpool(fd, bytes)
+  const started = performance.now()
   let written = 0
-  if (inlineWrites.mayWriteInline(fd, before, bytes.length)) {
-    const started = performance.now()
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written, written)
-    inlineWrites.noteInlineWrite(performance.now() - started)
-  }
+  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written, written)
+  inlineWrites.noteInlineWrite(performance.now() - started)
+  const stats = fstatSync(fd)
+  return stats.size <= bytes.length ? stats : truncateTo(fd, bytes.length)
+}
+
+/** The bytes written through the threadpool, then the file cut to their length. */
+async function writeOnThreadpool(fd: number, bytes: Buffer): Promise<Stats> {
+  let written = 0
   while (written < bytes.length) {
     written += (await writeAt(fd, bytes, written, bytes.length - written, written)).bytesWritten
   }
   const stats = fstatSync(fd)
-  if (stats.size <= bytes.length) return stats
-  await truncateAsync(fd, bytes.length)
+  return stats.size <= bytes.length ? stats : truncateTo(fd, bytes.length)
+}
+
+async function truncateTo(fd: number, length: number): Promise<Stats> {
+  await truncateAsync(fd, length)
   return fstatSync(fd)
 }
 

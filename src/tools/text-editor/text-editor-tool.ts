@@ -118,7 +118,7 @@ export function createTextEditorTool(options: { type: TextEditorType; maxCharact
       case 'create': {
         if (input.file_text === undefined) throw new Error(messages.required('file_text', 'create'))
         const written = await writeConfinedFile(shown, context, input.file_text)
-        await recordWrite(written, context)
+        recordWrite(written, context)
         remember(context, written, '')
         return messages.created(shown)
       }
@@ -149,7 +149,7 @@ export function createTextEditorTool(options: { type: TextEditorType; maxCharact
           remember(context, realPath, content)
           return updated
         })
-        await recordWrite(written, context)
+        recordWrite(written, context)
         return messages.edited(shown, snippet)
       }
       case 'insert': {
@@ -172,7 +172,7 @@ export function createTextEditorTool(options: { type: TextEditorType; maxCharact
           remember(context, realPath, content)
           return [...lines.slice(0, line), ...inserted, ...lines.slice(line)].join('\n')
         })
-        await recordWrite(written, context)
+        recordWrite(written, context)
         return messages.inserted(shown, snippet)
       }
       default: {
@@ -180,7 +180,7 @@ export function createTextEditorTool(options: { type: TextEditorType; maxCharact
         const previous = history.pop()
         if (previous === undefined) throw new Error(messages.noHistory(shown))
         const written = await writeConfinedFile(shown, context, previous)
-        await recordWrite(written, context)
+        recordWrite(written, context)
         return messages.undone(shown, previous)
       }
     }

@@ -52,7 +52,7 @@ export const WriteTool = buildTool({
     if (!check.result) throw new Error(check.message)
     const existed = (await statIfExists(await resolveConfinedPath(input.file_path, context, 'write'))) !== null
     const realPath = await writeConfinedFile(input.file_path, context, input.content)
-    await recordWrite(realPath, context)
+    recordWrite(realPath, context)
     const data: WriteOutput = {
       type: existed ? 'update' : 'create',
       filePath: realPath,
