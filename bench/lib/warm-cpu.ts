@@ -24,11 +24,15 @@ export function spawnerPid(service: ServerProcess): number | undefined {
   })
 }
 
+const perRun = (ms: number, count: number) => Math.round((ms / Math.max(count, 1)) * 100) / 100
+
 /** CPU in ms spent by each side over the phases it measured, from /proc. */
 export function cpuMeter(service: ServerProcess) {
   const zero: ProcessCpu = { ownMs: 0, childrenMs: 0 }
   const read = (pid: number | undefined) => (pid === undefined ? zero : processCpu(pid))
-  const totals = () => ({ runs: 0, service: 0, spawner: 0, sandboxes: 0, client: 0 })
+  // `servicePerRun`: each phase's own figure, in order: it moves with the host's load and, less, with
+  // the service's warm-up, which the sum over the phases hides (docs/adr/0591).
+  const totals = () => ({ runs: 0, service: 0, spawner: 0, sandboxes: 0, client: 0, servicePerRun: [] as number[] })
   const sides = { bash: totals(), noop: totals(), bare: totals() }
   return {
     sides,
@@ -49,6 +53,7 @@ export function cpuMeter(service: ServerProcess) {
         return result
       }
       total.service += after[0].ownMs - before[0].ownMs
+      total.servicePerRun.push(perRun(after[0].ownMs - before[0].ownMs, result.done))
       total.spawner += after[1].ownMs - before[1].ownMs
       total.sandboxes += after[1].childrenMs - before[1].childrenMs
       return result
@@ -57,8 +62,6 @@ export function cpuMeter(service: ServerProcess) {
 }
 
 type Side = ReturnType<typeof cpuMeter>['sides']['bash']
-
-const perRun = (ms: number, count: number) => Math.round((ms / Math.max(count, 1)) * 100) / 100
 
 /**
  * The decomposition as figures without a goal (docs/adr/0482). On a host whose cores are all busy
@@ -77,11 +80,13 @@ export function cpuFigures(sides: { bash: Side; noop: Side; bare: Side }, client
   const details = {
     runs: bash.runs,
     serviceMs: perRun(bash.service, bash.runs),
+    servicePhaseMs: bash.servicePerRun,
     spawnerMs: perRun(bash.spawner, bash.runs),
     sandboxMs: perRun(bash.sandboxes, bash.runs),
     clientMs: perRun(bash.client, bash.runs),
     noopRuns: noop.runs,
     noopServiceMs: perRun(noop.service, noop.runs),
+    noopServicePhaseMs: noop.servicePerRun,
     noopClientMs: perRun(noop.client, noop.runs),
     bareSpawns: bare.runs,
     bareSpawningMs: perRun(bare.client, bare.runs),
