@@ -23,7 +23,7 @@ const CR = 0x0d
 export type ResponseHandlers = {
   /** The head arrived: its status code. */
   head: (status: number) => void
-  /** Body bytes `buffer[start, end)`; `buffer` is the socket's read, kept valid by the caller. */
+  /** Body bytes `buffer[start, end)`: a range of the read, valid until the next read. */
   body: (buffer: Buffer, start: number, end: number) => void
   /** The chunked body's last chunk arrived (a body without chunked framing ends with its socket). */
   end: () => void
@@ -51,13 +51,13 @@ export class HttpResponseBody {
     return this.state === ENDED
   }
 
-  feed(read: Buffer): void {
+  /** The bytes of one read: `read[0, end)`. */
+  feed(read: Buffer, end = read.length): void {
     let at = 0
     if (this.state === HEAD) {
-      at = this.readHead(read)
+      at = this.readHead(read.subarray(0, end))
       if (at < 0) return
     }
-    const end = read.length
     while (at < end) {
       switch (this.state) {
         case IDENTITY:
@@ -98,7 +98,8 @@ export class HttpResponseBody {
     const joined = this.head === undefined ? read : Buffer.concat([this.head, read])
     const blank = joined.indexOf('\r\n\r\n')
     if (blank < 0) {
-      this.head = joined
+      // A copy: the read's buffer is the next read's too.
+      this.head = Buffer.from(joined)
       return -1
     }
     this.head = undefined

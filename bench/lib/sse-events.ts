@@ -32,6 +32,19 @@ export class SseEvents {
     return text
   }
 
+  /**
+   * Copies what is kept of the last read (a cut line, the data of an event not yet ended): the
+   * reader reads every stream into one buffer, so a read's bytes are gone at the next read.
+   */
+  keep(): void {
+    if (this.partial !== undefined) this.partial = Buffer.from(this.partial)
+    for (const [index, buffer] of this.dataBuffers.entries()) {
+      this.dataBuffers[index] = Buffer.from(buffer.subarray(this.dataStarts[index], this.dataEnds[index]))
+      this.dataStarts[index] = 0
+      this.dataEnds[index] = this.dataBuffers[index].length
+    }
+  }
+
   /** Body bytes `buffer[start, end)`. */
   feed(buffer: Buffer, start: number, end: number): void {
     let at = start

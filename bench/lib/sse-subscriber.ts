@@ -15,6 +15,11 @@ export type Stream = { seqs: number[]; arrivals: number[]; reads: number[] }
  * stream that gets it (`stamps`: seq → its `ts` in ms), so no stream's text is held while the
  * run goes on (docs/adr/0452-the-sse-bench-reader-keeps-only-numbers.md).
  */
+// A turn's events are one HTTP chunk (docs/adr/0455), usually one read: the reads count the
+// service's writes (one per turn of its loop while this reader keeps up), and an event's arrival
+// is its read's. Every stream reads into this buffer; what a read leaves unfinished is copied.
+const readBuffer = Buffer.allocUnsafe(64 * 1024)
+
 export function subscribe(url: string, stamps: Map<number, number>) {
   const { hostname, port, pathname, search, host } = new URL(url)
   return new Promise<{ done: Promise<Stream> }>((resolve, reject) => {
@@ -27,7 +32,23 @@ export function subscribe(url: string, stamps: Map<number, number>) {
       finish = resolveDone
       fail = rejectDone
     })
-    const socket = connect({ host: hostname, port: Number(port || 80), noDelay: true })
+    // Each read lands in the one buffer every stream shares and is scanned at once, outside
+    // Node's stream machinery (no Buffer, push and 'data' event per read).
+    const socket = connect({
+      host: hostname,
+      port: Number(port || 80),
+      noDelay: true,
+      onread: {
+        buffer: readBuffer,
+        callback: (length) => {
+          arrived = Date.now()
+          stream.reads.push(arrived)
+          response.feed(readBuffer, length)
+          events.keep()
+          return true
+        },
+      },
+    })
     const events = new SseEvents((id) => {
       const seq = Number(id)
       if (!stamps.has(seq)) stamps.set(seq, Date.parse((JSON.parse(events.data()) as { ts: string }).ts))
@@ -49,14 +70,6 @@ export function subscribe(url: string, stamps: Map<number, number>) {
         socket.destroy()
         finish(stream)
       },
-    })
-    // A turn's events are one HTTP chunk (docs/adr/0455), usually one read: the reads count the
-    // service's writes (one per turn of its loop while this reader keeps up), and an event's
-    // arrival is its read's.
-    socket.on('data', (read: Buffer) => {
-      arrived = Date.now()
-      stream.reads.push(arrived)
-      response.feed(read)
     })
     socket.on('close', () => {
       if (!headSeen) reject(new Error(`${url}: the connection closed before the response's head`))
