@@ -38,10 +38,14 @@ export class SseEvents {
    */
   keep(): void {
     if (this.partial !== undefined) this.partial = Buffer.from(this.partial)
-    for (const [index, buffer] of this.dataBuffers.entries()) {
-      this.dataBuffers[index] = Buffer.from(buffer.subarray(this.dataStarts[index], this.dataEnds[index]))
+    // Most reads end at an event's end: nothing to copy, no iterator made.
+    for (let index = 0; index < this.dataBuffers.length; index++) {
+      const kept = Buffer.from(
+        (this.dataBuffers[index] as Buffer).subarray(this.dataStarts[index], this.dataEnds[index]),
+      )
+      this.dataBuffers[index] = kept
       this.dataStarts[index] = 0
-      this.dataEnds[index] = this.dataBuffers[index].length
+      this.dataEnds[index] = kept.length
     }
   }
 
