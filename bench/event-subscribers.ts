@@ -9,7 +9,11 @@
  * 1 % of deliveries into their event's first arrival, this reader's collection pauses and the
  * rest of the fan-out (docs/adr/0456-the-sse-bench-splits-its-slowest-deliveries.md). One more
  * says how long both main threads waited for a core while streaming, per write, beside their CPU
- * (docs/adr/0570-the-sse-bench-says-how-long-both-sides-waited-for-a-core.md).
+ * (docs/adr/0570-the-sse-bench-says-how-long-both-sides-waited-for-a-core.md). Every stream, the
+ * floor's and the 100, is read from a raw socket whose bytes are scanned for event ids as they
+ * come (`bench/lib/sse-subscriber.ts`): the figure is the bytes' arrival, and a subscriber's HTTP
+ * client and SSE parser, which 100 real subscribers would each run elsewhere, no longer take the
+ * cores the service writes on (docs/adr/0600-the-sse-bench-reads-its-streams-from-raw-sockets.md).
  *
  *   npx tsx bench/event-subscribers.ts [subscribers=100] [profile-dir]
  *

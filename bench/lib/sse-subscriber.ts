@@ -1,53 +1,84 @@
-import { request } from 'node:http'
-import { createParser } from 'eventsource-parser'
+import { connect } from 'node:net'
+import { HttpResponseBody } from './http-response-body.js'
+import { SseEvents } from './sse-events.js'
 
 /** Per stream, each delivery's event seq and arrival time, and the time of each socket read. */
 export type Stream = { seqs: number[]; arrivals: number[]; reads: number[] }
 
 /**
- * Resolves when the stream's head arrived; `done` when its end did. Each chunk is parsed as it
- * comes (eventsource-parser, well under a microsecond an event) and only numbers are kept: the
- * event's seq (its SSE `id`) and the time it came in. An event's JSON is parsed once per run, by
- * the first stream that gets it (`stamps`: seq → its `ts` in ms). Keeping every chunk's text and
- * parsing at the end made this process's young-generation collections copy all of it while the
- * run went on, and each pause delayed every stream's reading; parsing a stream at its own end
- * delayed the run's last events on the streams still open
- * (docs/adr/0452-the-sse-bench-reader-keeps-only-numbers.md).
+ * Resolves when the stream's head arrived; `done` when its end did. The stream is read from its
+ * own socket: a plain HTTP/1.1 GET, the response's bytes scanned as they come for each event's
+ * `id` (docs/adr/0600-the-sse-bench-reads-its-streams-from-raw-sockets.md). Node's HTTP client
+ * and an SSE parser per stream cost this process about 20 µs a stream and write, on the cores the
+ * service writes on; what the figure measures is the bytes' arrival. Only numbers are kept: the
+ * event's seq and the time its read came in. An event's JSON is parsed once per run, by the first
+ * stream that gets it (`stamps`: seq → its `ts` in ms), so no stream's text is held while the
+ * run goes on (docs/adr/0452-the-sse-bench-reader-keeps-only-numbers.md).
  */
+// A turn's events are one HTTP chunk (docs/adr/0455), usually one read: the reads count the
+// service's writes (one per turn of its loop while this reader keeps up), and an event's arrival
+// is its read's. Every stream reads into this buffer; what a read leaves unfinished is copied.
+const readBuffer = Buffer.allocUnsafe(64 * 1024)
+
 export function subscribe(url: string, stamps: Map<number, number>) {
+  const { hostname, port, pathname, search, host } = new URL(url)
   return new Promise<{ done: Promise<Stream> }>((resolve, reject) => {
-    const call = request(url, { headers: { accept: 'text/event-stream' } }, (response) => {
-      if (response.statusCode !== 200) reject(new Error(`${url}: ${response.statusCode}`))
-      const stream: Stream = { seqs: [], arrivals: [], reads: [] }
-      let arrived = 0
-      const parser = createParser({
-        onEvent: (event) => {
-          const seq = Number(event.id)
-          if (!stamps.has(seq)) stamps.set(seq, Date.parse((JSON.parse(event.data) as { ts: string }).ts))
-          stream.seqs.push(seq)
-          stream.arrivals.push(arrived)
-        },
-      })
-      // A turn's events are one HTTP chunk (docs/adr/0455), so 'data' comes per turn; the socket's
-      // reads count the service's writes (one per turn of its loop while this reader keeps up).
-      const socket = response.socket
-      const countRead = () => stream.reads.push(Date.now())
-      socket.on('data', countRead)
-      response.setEncoding('utf8')
-      response.on('data', (chunk: string) => {
-        arrived = Date.now()
-        parser.feed(chunk)
-      })
-      const done = new Promise<Stream>((finish) =>
-        response.on('end', () => {
-          // The agent may keep the connection for the next run's subscribers.
-          socket.off('data', countRead)
-          finish(stream)
-        }),
-      )
-      resolve({ done })
+    const stream: Stream = { seqs: [], arrivals: [], reads: [] }
+    let arrived = 0
+    let headSeen = false
+    let finish: (stream: Stream) => void = () => {}
+    let fail: (error: Error) => void = () => {}
+    const done = new Promise<Stream>((resolveDone, rejectDone) => {
+      finish = resolveDone
+      fail = rejectDone
     })
-    call.on('error', reject)
-    call.end()
+    // Each read lands in the one buffer every stream shares and is scanned at once, outside
+    // Node's stream machinery (no Buffer, push and 'data' event per read).
+    const socket = connect({
+      host: hostname,
+      port: Number(port || 80),
+      noDelay: true,
+      onread: {
+        buffer: readBuffer,
+        callback: (length) => {
+          arrived = Date.now()
+          stream.reads.push(arrived)
+          response.feed(readBuffer, length)
+          events.keep()
+          return true
+        },
+      },
+    })
+    const events = new SseEvents((id) => {
+      const seq = Number(id)
+      if (!stamps.has(seq)) stamps.set(seq, Date.parse((JSON.parse(events.data()) as { ts: string }).ts))
+      stream.seqs.push(seq)
+      stream.arrivals.push(arrived)
+    })
+    const response = new HttpResponseBody({
+      head: (status) => {
+        headSeen = true
+        if (status === 200) resolve({ done })
+        else {
+          reject(new Error(`${url}: ${status}`))
+          socket.destroy()
+        }
+      },
+      body: (buffer, start, end) => events.feed(buffer, start, end),
+      // The last chunk: the stream is over, whatever the server does with the connection.
+      end: () => {
+        socket.destroy()
+        finish(stream)
+      },
+    })
+    socket.on('close', () => {
+      if (!headSeen) reject(new Error(`${url}: the connection closed before the response's head`))
+      else if (response.close()) finish(stream)
+      else fail(new Error(`${url}: the connection closed before the stream's end`))
+    })
+    socket.on('error', (error) => (headSeen ? fail(error) : reject(error)))
+    socket.write(
+      `GET ${pathname}${search} HTTP/1.1\r\nhost: ${host}\r\naccept: text/event-stream\r\nconnection: close\r\n\r\n`,
+    )
   })
 }
