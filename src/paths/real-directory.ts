@@ -21,6 +21,14 @@ function remember(absolutePath: string, real: string): string {
   return real
 }
 
+/**
+ * This turn's token: the same object for every lookup of one turn once a resolution was made in
+ * it, undefined before; what is kept for the turn (docs/adr/0603) is kept against it.
+ */
+export function resolutionTurn(): object | undefined {
+  return thisTurn
+}
+
 /** This turn's resolution of `absolutePath`, when one was made. */
 export function knownRealPath(absolutePath: string): string | undefined {
   return thisTurn?.get(absolutePath)
