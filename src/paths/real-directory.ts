@@ -50,7 +50,19 @@ export function rememberRealPath(absolutePath: string, real: string): void {
  * earlier turn of the event loop.
  */
 export async function realDirectory(absolutePath: string): Promise<string> {
-  return existingRealDirectory(absolutePath) ?? remember(absolutePath, await resolveRealPath(absolutePath))
+  return realDirectoryNowOrLater(absolutePath)
+}
+
+/**
+ * realDirectory's answer without a promise when realpath(3) gives it, its promise otherwise: for
+ * a caller that awaits only when it must (docs/adr/0603).
+ */
+export function realDirectoryNowOrLater(absolutePath: string): string | Promise<string> {
+  return existingRealDirectory(absolutePath) ?? resolveAndRemember(absolutePath)
+}
+
+async function resolveAndRemember(absolutePath: string): Promise<string> {
+  return remember(absolutePath, await resolveRealPath(absolutePath))
 }
 
 /**

@@ -79,6 +79,18 @@ export async function realWorkingDirectories(
   context: WorkingDirectoryContext,
   access: PathAccess,
 ): Promise<readonly string[]> {
+  return workingDirectoriesNowOrLater(context, access)
+}
+
+/**
+ * realWorkingDirectories' list without a promise when it is at hand (kept this turn, or every
+ * directory exists), its promise otherwise; a refusal is thrown where realWorkingDirectories
+ * rejects (docs/adr/0603).
+ */
+export function workingDirectoriesNowOrLater(
+  context: WorkingDirectoryContext,
+  access: PathAccess,
+): readonly string[] | Promise<readonly string[]> {
   return keptWorkingDirectories(context, access) ?? resolveWorkingDirectories(context, access)
 }
 
