@@ -32,9 +32,10 @@ const SLASH = 0x2f
 const BACKSLASH = 0x5c
 
 /**
- * Whether a component between separators (`/`, or a backslash as before) is longer than MAX_NAME_BYTES in UTF-8. One
- * scan, no array: only a component of more than 85 units can be too long, and only such a
- * component is measured (docs/adr/0604-a-paths-components-are-measured-in-one-scan.md).
+ * Whether a component between separators (`/`, or a backslash as before) is longer than
+ * MAX_NAME_BYTES in UTF-8. One scan, no array: only a component of more than 85 units can be too
+ * long, and only such a component is measured
+ * (docs/adr/0604-a-paths-components-are-measured-in-one-scan.md).
  */
 export function hasLongComponent(filePath: string): boolean {
   let start = 0
