@@ -21,6 +21,14 @@ function remember(absolutePath: string, real: string): string {
   return real
 }
 
+/**
+ * This turn's token: the same object for every lookup of one turn once a resolution was made in
+ * it, undefined before; what is kept for the turn (docs/adr/0603) is kept against it.
+ */
+export function resolutionTurn(): object | undefined {
+  return thisTurn
+}
+
 /** This turn's resolution of `absolutePath`, when one was made. */
 export function knownRealPath(absolutePath: string): string | undefined {
   return thisTurn?.get(absolutePath)
@@ -42,7 +50,19 @@ export function rememberRealPath(absolutePath: string, real: string): void {
  * earlier turn of the event loop.
  */
 export async function realDirectory(absolutePath: string): Promise<string> {
-  return existingRealDirectory(absolutePath) ?? remember(absolutePath, await resolveRealPath(absolutePath))
+  return realDirectoryNowOrLater(absolutePath)
+}
+
+/**
+ * realDirectory's answer without a promise when realpath(3) gives it, its promise otherwise: for
+ * a caller that awaits only when it must (docs/adr/0603).
+ */
+export function realDirectoryNowOrLater(absolutePath: string): string | Promise<string> {
+  return existingRealDirectory(absolutePath) ?? resolveAndRemember(absolutePath)
+}
+
+async function resolveAndRemember(absolutePath: string): Promise<string> {
+  return remember(absolutePath, await resolveRealPath(absolutePath))
 }
 
 /**

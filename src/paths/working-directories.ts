@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { isInside } from './is-inside.js'
-import { existingRealDirectory, realDirectory } from './real-directory.js'
+import { existingRealDirectory, realDirectory, resolutionTurn } from './real-directory.js'
 
 /** `read` also admits the tenant's blob directory (read-only); `write` only the working directories. */
 export type PathAccess = 'read' | 'write'
@@ -75,8 +75,71 @@ export async function realWorkspaceRoot(context: WorkingDirectoryContext): Promi
  * resolved at most once per turn of the event loop (docs/adr/0152-working-directory-check-once-per-turn.md),
  * the root once (docs/adr/0523).
  */
-export async function realWorkingDirectories(context: WorkingDirectoryContext, access: PathAccess): Promise<string[]> {
-  return existingWorkingDirectories(context, access) ?? resolveWorkingDirectories(context, access)
+export async function realWorkingDirectories(
+  context: WorkingDirectoryContext,
+  access: PathAccess,
+): Promise<readonly string[]> {
+  return workingDirectoriesNowOrLater(context, access)
+}
+
+/**
+ * realWorkingDirectories' list without a promise when it is at hand (kept this turn, or every
+ * directory exists), its promise otherwise; a refusal is thrown where realWorkingDirectories
+ * rejects (docs/adr/0603).
+ */
+export function workingDirectoriesNowOrLater(
+  context: WorkingDirectoryContext,
+  access: PathAccess,
+): readonly string[] | Promise<readonly string[]> {
+  return keptWorkingDirectories(context, access) ?? resolveWorkingDirectories(context, access)
+}
+
+/** One context's list for one access, as made in this turn, with what it was made from. */
+type KeptList = {
+  cwd: string
+  additional: readonly string[]
+  blobDirectory: string | undefined
+  workspaceRoot: string | undefined
+  real: readonly string[]
+}
+
+/** The lists made in the turn `turn` (resolutionTurn), by access and context. */
+let kept: { turn: object; read: WeakMap<object, KeptList>; write: WeakMap<object, KeptList> } | undefined
+
+/**
+ * existingWorkingDirectories, made once per context, access and turn: a path tool's validation and
+ * its permission decision ask for the same list in the same turn, and the second answer is the
+ * first. Within a turn every directory's resolution is already the turn's one (docs/adr/0152)
+ * and the root's the kept one (0523), so the list made again would be this very list; it is made
+ * afresh when the turn, the context object or what it names changed
+ * (docs/adr/0603-working-directories-are-listed-once-per-turn.md).
+ */
+function keptWorkingDirectories(context: WorkingDirectoryContext, access: PathAccess): readonly string[] | undefined {
+  const environment = context.environment
+  const additional = context.permissionContext.additionalWorkingDirectories
+  const turn = resolutionTurn()
+  const held = turn !== undefined && kept?.turn === turn ? kept[access].get(context) : undefined
+  if (
+    held !== undefined &&
+    held.cwd === context.cwd &&
+    held.additional === additional &&
+    held.blobDirectory === environment?.blobDirectory &&
+    held.workspaceRoot === environment?.workspaceRoot
+  )
+    return held.real
+  const real = existingWorkingDirectories(context, access)
+  // The list resolved the cwd, so this turn has its token now.
+  const now = resolutionTurn()
+  if (real === undefined || now === undefined) return real
+  if (kept?.turn !== now) kept = { turn: now, read: new WeakMap(), write: new WeakMap() }
+  kept[access].set(context, {
+    cwd: context.cwd,
+    additional,
+    blobDirectory: environment?.blobDirectory,
+    workspaceRoot: environment?.workspaceRoot,
+    real,
+  })
+  return real
 }
 
 async function resolveWorkingDirectories(context: WorkingDirectoryContext, access: PathAccess): Promise<string[]> {

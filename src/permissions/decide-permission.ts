@@ -3,7 +3,12 @@ import type { PermissionRequest } from '../executor/permission-gate.js'
 import { isInsideAny } from '../paths/is-inside.js'
 import { realDirectory } from '../paths/real-directory.js'
 import { resolveRealPath } from '../paths/resolve-real-path.js'
-import { realWorkingDirectories, WorkingDirectoryEscapeError } from '../paths/working-directories.js'
+import {
+  type PathAccess,
+  realWorkingDirectories,
+  WorkingDirectoryEscapeError,
+  workingDirectoriesNowOrLater,
+} from '../paths/working-directories.js'
 import { effectivePermissionMode } from '../tool/permission-context.js'
 import type {
   PermissionAllow,
@@ -44,6 +49,16 @@ function refusedDirectories(error: unknown): string[] {
   throw error
 }
 
+/** The real working directories for `access`, at once when they are at hand; a refusal admits nothing. */
+function directoriesFor(context: ToolUseContext, access: PathAccess): readonly string[] | Promise<readonly string[]> {
+  try {
+    const directories = workingDirectoriesNowOrLater(context, access)
+    return directories instanceof Promise ? directories.catch(refusedDirectories) : directories
+  } catch (error) {
+    return refusedDirectories(error)
+  }
+}
+
 // A read-only Bash command whose paths cannot be read is never auto-allowed.
 const UNKNOWN_PATHS = Symbol('unknown paths')
 
@@ -56,9 +71,11 @@ async function pathOutside(
     // The blob directory is resolved only for a path the working directories do not hold
     // (docs/adr/0467-the-blob-directory-is-resolved-when-a-path-needs-it.md).
     const absolute = subject.path.absolute
-    const inside = async (access: 'read' | 'write') =>
-      isInsideAny(await realWorkingDirectories(context, access).catch(refusedDirectories), absolute)
-    return (await inside('write')) || (await inside('read')) ? undefined : absolute
+    // The lists validation made in this turn, taken without a promise (docs/adr/0603).
+    const write = directoriesFor(context, 'write')
+    if (isInsideAny(write instanceof Promise ? await write : write, absolute)) return undefined
+    const read = directoriesFor(context, 'read')
+    return isInsideAny(read instanceof Promise ? await read : read, absolute) ? undefined : absolute
   }
   const directories = await realWorkingDirectories(context, 'read').catch(refusedDirectories)
   const command = subject.input.command

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
-import { realDirectory } from '../paths/real-directory.js'
+import { realDirectoryNowOrLater } from '../paths/real-directory.js'
 import type { AnyTool } from '../tool/tool.js'
 
 /** `isDirectory` stats the path on first use only: most calls meet no path rule that needs it. */
@@ -36,7 +36,9 @@ export async function resolveToolPath(
   if (target === undefined || target === '') return undefined
   // The resolution the tool's validation made in this turn, when it made one: the rules decide on
   // the path the call will open (docs/adr/0466-the-rules-see-the-path-validation-resolved.md).
-  const absolute = await realDirectory(path.resolve(cwd, target))
+  // Taken without a promise when realpath(3) answers (docs/adr/0603).
+  const resolved = realDirectoryNowOrLater(path.resolve(cwd, target))
+  const absolute = typeof resolved === 'string' ? resolved : await resolved
   // Asked only by a path rule's directory form, in the same turn as the decision
   // (docs/adr/0477-a-path-is-statted-only-for-a-rule-that-asks.md).
   let directory: boolean | undefined

@@ -26,6 +26,29 @@ export type ConfinedPath = ({ ok: true } & ConfinedResolution) | { ok: false; me
 /** Linux caps one path component at 255 bytes and a path at 4,095: longer ones are refused before any system call. */
 const MAX_NAME_BYTES = 255
 const MAX_PATH_BYTES = 4_095
+/** UTF-8 spends at most 3 bytes on one UTF-16 unit (a surrogate pair's 4 bytes are two units, a lone one becomes U+FFFD's 3). */
+const MAX_UTF8_PER_UNIT = 3
+const SLASH = 0x2f
+const BACKSLASH = 0x5c
+
+/**
+ * Whether a component between separators (`/`, or a backslash as before) is longer than
+ * MAX_NAME_BYTES in UTF-8. One scan, no array: only a component of more than 85 units can be too
+ * long, and only such a component is measured
+ * (docs/adr/0604-a-paths-components-are-measured-in-one-scan.md).
+ */
+export function hasLongComponent(filePath: string): boolean {
+  let start = 0
+  for (let index = 0; index <= filePath.length; index++) {
+    const code = index === filePath.length ? SLASH : filePath.charCodeAt(index)
+    if (code !== SLASH && code !== BACKSLASH) continue
+    if (index - start > MAX_NAME_BYTES / MAX_UTF8_PER_UNIT) {
+      if (Buffer.byteLength(filePath.slice(start, index)) > MAX_NAME_BYTES) return true
+    }
+    start = index + 1
+  }
+  return false
+}
 
 /**
  * The real path and the real working directories it was checked against. A working directory
@@ -44,10 +67,10 @@ async function confine(
       `The path ${filePath} starts with ~, which is not expanded: give an absolute path or one relative to ${context.cwd}.`,
     )
   }
-  if (filePath.split(/[\\/]/).some((name) => Buffer.byteLength(name) > MAX_NAME_BYTES)) {
+  if (hasLongComponent(filePath)) {
     throw new PathConfinementError(`A component of the path is longer than ${MAX_NAME_BYTES} bytes.`)
   }
-  let roots: string[]
+  let roots: readonly string[]
   try {
     // The working directories first; the blob directory only for a read they do not hold
     // (docs/adr/0467-the-blob-directory-is-resolved-when-a-path-needs-it.md).
@@ -58,7 +81,7 @@ async function confine(
   }
   const absolutePath = path.resolve(context.cwd, filePath)
   // Created one component at a time, a file could nest past what any path can name.
-  if (Buffer.byteLength(absolutePath) > MAX_PATH_BYTES) {
+  if (absolutePath.length > MAX_PATH_BYTES / MAX_UTF8_PER_UNIT && Buffer.byteLength(absolutePath) > MAX_PATH_BYTES) {
     throw new PathConfinementError(`The path is longer than ${MAX_PATH_BYTES} bytes.`)
   }
   // Resolved once per turn: the permission rules decide on this very resolution

@@ -5,7 +5,7 @@ import type { WorkingDirectoryContext } from '../../paths/working-directories.js
  * A path validation confined: its real path, the real working directories it was checked
  * against, and the descriptor that named it when it was named (docs/adr/0522).
  */
-export type ConfinedResolution = { realPath: string; roots: string[]; named?: NamedFile | undefined }
+export type ConfinedResolution = { realPath: string; roots: readonly string[]; named?: NamedFile | undefined }
 
 type Remembered = ConfinedResolution & { path: string; cwd: string }
 

@@ -4,6 +4,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
+  hasLongComponent,
   PathConfinementError,
   resolveConfinedPath,
   tryResolveConfinedPath,
@@ -92,5 +93,29 @@ describe('resolveConfinedPath', () => {
       ok: false,
       message: 'A component of the path is longer than 255 bytes.',
     })
+  })
+})
+
+describe('hasLongComponent', () => {
+  // The test it replaces (docs/adr/0604): every component split out and measured.
+  const bySplit = (filePath: string) => filePath.split(/[\\/]/).some((name) => Buffer.byteLength(name) > 255)
+
+  it('answers as splitting and measuring every component does, around 85 units and 255 bytes', () => {
+    const units = ['a', 'é', '€', '😀', '\ud800', '/', '\\']
+    const cases: string[] = ['', '/', '//', 'a'.repeat(255), 'a'.repeat(256), `/x/${'a'.repeat(256)}/y`]
+    for (const unit of units) {
+      for (const count of [84, 85, 86, 127, 128, 129, 254, 255, 256]) {
+        const run = unit.repeat(count)
+        cases.push(run, `/work/${run}`, `${run}/tail`, `/a\\${run}\\b`, `/a/${run}x/b`)
+      }
+    }
+    // Mixed units: a component's bytes add up across kinds.
+    for (let seed = 0; seed < 400; seed++) {
+      let text = '/'
+      const length = 60 + ((seed * 37) % 220)
+      for (let index = 0; index < length; index++) text += units[(seed * 7 + index * 13) % units.length]
+      cases.push(text)
+    }
+    for (const filePath of cases) expect([filePath, hasLongComponent(filePath)]).toEqual([filePath, bySplit(filePath)])
   })
 })
