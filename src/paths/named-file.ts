@@ -9,20 +9,28 @@ const O_PATH = process.platform === 'linux' && existsSync('/proc/self/fd') ? 0o1
 /** An existing file named by a descriptor: its real path as the kernel names it, and its stats. */
 export type NamedFile = { readonly realPath: string; readonly stats: Stats; readonly fd: number }
 
-/** Descriptors named in the current turn of the event loop and not yet taken: closed at its end. */
-let untaken: Set<NamedFile> | undefined
+/**
+ * Descriptors named in the current turn of the event loop and not yet taken, each with the
+ * read-write descriptor an Edit's validation read it through, when one was kept for its call
+ * (docs/adr/0606-an-edit-writes-through-the-descriptor-its-validation-read.md): all closed at
+ * the turn's end.
+ */
+let untaken: Map<NamedFile, number | undefined> | undefined
 
 /** Kept by identity, not by number: a number closed at a turn's end may name another file later. */
 function keepForThisTurn(named: NamedFile): void {
   if (!untaken) {
-    const turn = new Set<NamedFile>()
+    const turn = new Map<NamedFile, number | undefined>()
     untaken = turn
     setImmediate(() => {
       if (untaken === turn) untaken = undefined
-      for (const left of turn) closeSync(left.fd)
+      for (const [left, kept] of turn) {
+        closeSync(left.fd)
+        if (kept !== undefined) closeSync(kept)
+      }
     })
   }
-  untaken.add(named)
+  untaken.set(named, undefined)
 }
 
 /**
@@ -59,26 +67,58 @@ export function nameExistingFile(absolutePath: string): NamedFile | undefined {
  * taken yet: the object validation named and checked, whatever its path has become since, never a
  * device or FIFO (its stats said regular). For reading (Read, docs/adr/0522) or for writing (Edit,
  * docs/adr/0525-an-edit-names-its-file-once.md: the object written is the one whose name was
- * confined, as 0468's checked open guarantees by its own lookup). Undefined otherwise: the caller
+ * confined, as 0468's checked open guarantees by its own lookup); for writing, the descriptor its
+ * validation kept is the one given (docs/adr/0606). Undefined otherwise: the caller
  * opens by path through checked descriptors (docs/adr/0468). The caller closes the returned descriptor.
  */
 export function openNamedFile(named: NamedFile, flags: number): number | undefined {
-  if (!untaken?.delete(named)) return undefined
+  if (!untaken?.has(named)) return undefined
+  const kept = untaken.get(named)
+  untaken.delete(named)
   try {
+    // The descriptor validation read through is already this object open read-write (0606).
+    if (kept !== undefined && (flags & ~(constants.O_CREAT | constants.O_TRUNC)) === constants.O_RDWR) return kept
+    if (kept !== undefined) closeSync(kept)
     return reopen(named, flags)
   } finally {
     closeSync(named.fd)
   }
 }
 
+/** A descriptor of the file named, and whether it is open for writing as well as reading. */
+export type ReopenedFile = { fd: number; writable: boolean }
+
 /**
  * The regular file `named` opened for reading and left named for the call of this turn: an
  * Edit's validation reads the text it checks old_string against from the object it named
- * (docs/adr/0525). Undefined when it is no longer named in this turn or not a regular file.
+ * (docs/adr/0525). Opened read-write where the file allows it, so that the call can write
+ * through the same descriptor (keepForTheCall, docs/adr/0606), else read-only. Undefined when it
+ * is no longer named in this turn or not a regular file. The caller closes it unless kept.
  */
-export function readNamedFileAgain(named: NamedFile): number | undefined {
+export function readNamedFileAgain(named: NamedFile): ReopenedFile | undefined {
   if (!untaken?.has(named)) return undefined
-  return reopen(named, constants.O_RDONLY)
+  try {
+    const fd = reopen(named, constants.O_RDWR)
+    return fd === undefined ? undefined : { fd, writable: true }
+  } catch {
+    // Not writable (its mode, a read-only mount, a running program): read it all the same; the
+    // call's own reopen for writing gives the path's answer.
+    const fd = reopen(named, constants.O_RDONLY)
+    return fd === undefined ? undefined : { fd, writable: false }
+  }
+}
+
+/**
+ * Hands `reopened`, read through synchronously in this turn, to the call that takes `named` in
+ * the same turn (openNamedFile for O_RDWR), instead of the call opening the object a second time
+ * (docs/adr/0606). False when it cannot be kept (read-only, the name taken or of an earlier
+ * turn): the caller closes it. Only a descriptor no read is pending on may be kept: the turn's
+ * end closes it.
+ */
+export function keepForTheCall(named: NamedFile, reopened: ReopenedFile): boolean {
+  if (!reopened.writable || !untaken?.has(named) || untaken.get(named) !== undefined) return false
+  untaken.set(named, reopened.fd)
+  return true
 }
 
 function reopen(named: NamedFile, flags: number): number | undefined {

@@ -1,13 +1,32 @@
 // Pins a file named by its descriptor (docs/adr/0522-a-read-names-its-file-once.md) on a real file
 // system: the name is the kernel's real path, the reopen reads the very object named whatever its
 // path has become, only within the turn it was named in, and never anything but a regular file;
-// an Edit's call reopens it for writing, its validation reads it again first (docs/adr/0525).
-import { constants, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+// an Edit's call reopens it for writing, its validation reads it again first (docs/adr/0525),
+// through a descriptor kept for the call to write through (docs/adr/0606).
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { nameExistingFile, openNamedFile, readNamedFileAgain } from '../../src/paths/named-file.js'
+import {
+  keepForTheCall,
+  type NamedFile,
+  nameExistingFile,
+  openNamedFile,
+  type ReopenedFile,
+  readNamedFileAgain,
+} from '../../src/paths/named-file.js'
 import { readDescriptorAndClose } from '../helpers/read-descriptor.js'
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
@@ -69,7 +88,8 @@ describe.runIf(process.platform === 'linux')('nameExistingFile', () => {
   it('is read again without being taken, within its turn only (docs/adr/0525)', async () => {
     const named = nameExistingFile(path.join(temp, 'real', 'file.txt'))
     const again = named && readNamedFileAgain(named)
-    expect(readDescriptorAndClose(again as number)).toBe('named\n')
+    expect(again?.writable).toBe(true)
+    expect(readDescriptorAndClose(again?.fd as number)).toBe('named\n')
     const fd = named && openNamedFile(named, constants.O_RDONLY)
     expect(readDescriptorAndClose(fd as number)).toBe('named\n')
     expect(named && readNamedFileAgain(named)).toBeUndefined()
@@ -77,4 +97,63 @@ describe.runIf(process.platform === 'linux')('nameExistingFile', () => {
     await nextTurn()
     expect(later && readNamedFileAgain(later)).toBeUndefined()
   })
+
+  it('gives the call for writing the descriptor its validation kept, the very one (docs/adr/0606)', () => {
+    const file = path.join(temp, 'real', 'file.txt')
+    const named = nameExistingFile(file) as NamedFile
+    const again = readNamedFileAgain(named) as ReopenedFile
+    expect(keepForTheCall(named, again)).toBe(true)
+    // Kept once: a second descriptor is the caller's to close.
+    const second = readNamedFileAgain(named) as ReopenedFile
+    expect(keepForTheCall(named, second)).toBe(false)
+    closeSync(second.fd)
+    // Its offset moved by two bytes: a descriptor opened again would read from the start.
+    readSync(again.fd, Buffer.alloc(2), 0, 2, null)
+    const fd = openNamedFile(named, constants.O_RDWR) as number
+    const rest = Buffer.alloc(16)
+    expect(rest.toString('utf8', 0, readSync(fd, rest, 0, 16, null))).toBe('med\n')
+    writeSync(fd, 'NAMED\n', 0)
+    closeSync(fd)
+    expect(readFileSync(file, 'utf8')).toBe('NAMED\n')
+  })
+
+  it('closes a kept descriptor the call did not take, at its turn’s end or when taken to read (docs/adr/0606)', async () => {
+    const file = path.join(temp, 'real', 'file.txt')
+    const named = nameExistingFile(file) as NamedFile
+    const kept = readNamedFileAgain(named) as ReopenedFile
+    expect(keepForTheCall(named, kept)).toBe(true)
+    await nextTurn()
+    expect(descriptorNames(kept.fd, file)).toBe(false)
+    expect(openNamedFile(named, constants.O_RDWR)).toBeUndefined()
+
+    const read = nameExistingFile(file) as NamedFile
+    const keptForRead = readNamedFileAgain(read) as ReopenedFile
+    expect(keepForTheCall(read, keptForRead)).toBe(true)
+    const readOnly = openNamedFile(read, constants.O_RDONLY) as number
+    // A descriptor of its own, opened as asked: not the kept read-write one.
+    expect(() => writeSync(readOnly, 'x', 0)).toThrow(/EBADF/)
+    expect(readDescriptorAndClose(readOnly)).toBe('named\n')
+    expect(descriptorNames(keptForRead.fd, file)).toBe(false)
+  })
+
+  it('is read through a read-only descriptor, never kept, when it cannot be opened for writing (docs/adr/0606)', async () => {
+    // Opened for reading only, by a process that may not write it (root may write any mode).
+    const file = path.join(temp, 'real', 'file.txt')
+    chmodSync(file, 0o444)
+    const named = nameExistingFile(file) as NamedFile
+    const again = readNamedFileAgain(named) as ReopenedFile
+    expect(readDescriptorAndClose(again.fd)).toBe('named\n')
+    if (process.getuid?.() === 0) return
+    expect(again.writable).toBe(false)
+    expect(keepForTheCall(named, again)).toBe(false)
+  })
 })
+
+/** Whether `fd` is open on `file` now: false once closed (its number free, or reused for another file). */
+function descriptorNames(fd: number, file: string): boolean {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`) === file
+  } catch {
+    return false
+  }
+}

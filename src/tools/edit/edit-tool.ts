@@ -1,6 +1,6 @@
 import { closeSync } from 'node:fs'
 import { z } from 'zod'
-import { readNamedFileAgain } from '../../paths/named-file.js'
+import { keepForTheCall, readNamedFileAgain } from '../../paths/named-file.js'
 import { buildTool, deferToPermissionRules } from '../../tool/build-tool.js'
 import type { ToolUseContext } from '../../tool/tool.js'
 import { recordWrite } from '../shared/check-read-before-write.js'
@@ -148,15 +148,20 @@ export const EditTool = buildTool({
   },
 })
 
-/** The text of the file validation reads: through the object it named when it named one (docs/adr/0525). */
+/**
+ * The text of the file validation reads: through the object it named when it named one (docs/adr/0525),
+ * and, read in this turn, that descriptor kept for the call to write through (docs/adr/0606).
+ */
 async function readCurrentText(realPath: string, named: ConfinedResolution['named']): Promise<string> {
   // Any error opening it (a mode that forbids reading) is the path's to report, in its words.
-  const fd = named && tryOrUndefined(() => readNamedFileAgain(named))
-  if (named === undefined || fd === undefined) return readTextFile(realPath)
+  const reopened = named && tryOrUndefined(() => readNamedFileAgain(named))
+  if (named === undefined || reopened === undefined) return readTextFile(realPath)
+  const small = readSmallSync(reopened.fd, named.stats.size)
+  if (small && keepForTheCall(named, reopened)) return small.toString('utf8')
   try {
-    return (readSmallSync(fd, named.stats.size) ?? (await readWhole(fd, named.stats.size))).toString('utf8')
+    return (small ?? (await readWhole(reopened.fd, named.stats.size))).toString('utf8')
   } finally {
-    closeSync(fd)
+    closeSync(reopened.fd)
   }
 }
 
