@@ -1,22 +1,6 @@
-import { randomUUID } from 'node:crypto'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import type { Redis } from 'ioredis'
 import { redisKeys } from './redis-keys.js'
-
-/** The marker each shared directory carries (docs/adr/0113-shared-volume-check.md). */
-const MARKER = '.toolexec-volume'
-
-async function markerOf(directory: string): Promise<string> {
-  await mkdir(directory, { recursive: true })
-  const file = path.join(directory, MARKER)
-  try {
-    await writeFile(file, `vol_${randomUUID()}\n`, { flag: 'wx' })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-  }
-  return (await readFile(file, 'utf8')).trim()
-}
+import { VOLUME_MARKER, volumeMarker } from './volume-marker.js'
 
 /**
  * Instances on one Redis must share TOOLEXEC_WORKSPACE and TOOLEXEC_BLOB_DIR: each directory
@@ -27,7 +11,10 @@ export async function checkSharedVolumes(
   redis: Redis,
   directories: { workspace: string; blobDir: string },
 ): Promise<{ variable: string; problem: string } | undefined> {
-  const mine = { workspace: await markerOf(directories.workspace), blobDir: await markerOf(directories.blobDir) }
+  const mine = {
+    workspace: await volumeMarker(directories.workspace),
+    blobDir: await volumeMarker(directories.blobDir),
+  }
   const previous = await redis.set(redisKeys.volumes, JSON.stringify(mine), 'NX', 'GET')
   if (previous === null) return undefined
   const recorded = JSON.parse(previous) as typeof mine
@@ -38,7 +25,7 @@ export async function checkSharedVolumes(
     if (recorded[key] !== mine[key]) {
       return {
         variable,
-        problem: `${directories[key]} is not the directory the other instances on this Redis use (its ${MARKER} is ${mine[key]}, theirs ${recorded[key]}): mount the same shared volume on every instance`,
+        problem: `${directories[key]} is not the directory the other instances on this Redis use (its ${VOLUME_MARKER} is ${mine[key]}, theirs ${recorded[key]}): mount the same shared volume on every instance`,
       }
     }
   }
