@@ -55,6 +55,16 @@ describe('volumeMarker', () => {
     for (const text of seen) expect(text).toMatch(/^vol_[0-9a-f-]{36}\n$/)
   })
 
+  it('makes the marker by an exclusive create on a volume without hard links', async () => {
+    const noLinks = async () => {
+      throw Object.assign(new Error('function not implemented'), { code: 'ENOSYS' })
+    }
+    const id = await volumeMarker(temp, noLinks)
+    expect(id).toMatch(/^vol_[0-9a-f-]{36}$/)
+    expect(await volumeMarker(temp, noLinks)).toBe(id)
+    expect(await readdir(temp)).toEqual([VOLUME_MARKER])
+  })
+
   it('keeps the marker a volume already has', async () => {
     await writeFile(path.join(temp, VOLUME_MARKER), 'vol_marked-before\n')
     expect(await volumeMarker(temp)).toBe('vol_marked-before')
