@@ -10,23 +10,29 @@ const O_PATH = process.platform === 'linux' && existsSync('/proc/self/fd') ? 0o1
 export type NamedFile = { readonly realPath: string; readonly stats: Stats; readonly fd: number }
 
 /**
- * Descriptors named in the current turn of the event loop and not yet taken, each with the
- * read-write descriptor an Edit's validation read it through, when one was kept for its call
- * (docs/adr/0606-an-edit-writes-through-the-descriptor-its-validation-read.md): all closed at
- * the turn's end.
+ * What an Edit's validation kept for its call: the read-write descriptor it read the file through
+ * (docs/adr/0606-an-edit-writes-through-the-descriptor-its-validation-read.md) and the bytes it
+ * read, which the call compares with its own read instead of taking the file's stats again
+ * (docs/adr/0608-an-edit-compares-the-bytes-its-validation-read.md).
  */
-let untaken: Map<NamedFile, number | undefined> | undefined
+export type KeptRead = { readonly fd: number; readonly content: Buffer }
+
+/**
+ * Descriptors named in the current turn of the event loop and not yet taken, each with what an
+ * Edit's validation kept for its call, if anything: all closed at the turn's end.
+ */
+let untaken: Map<NamedFile, KeptRead | undefined> | undefined
 
 /** Kept by identity, not by number: a number closed at a turn's end may name another file later. */
 function keepForThisTurn(named: NamedFile): void {
   if (!untaken) {
-    const turn = new Map<NamedFile, number | undefined>()
+    const turn = new Map<NamedFile, KeptRead | undefined>()
     untaken = turn
     setImmediate(() => {
       if (untaken === turn) untaken = undefined
       for (const [left, kept] of turn) {
         closeSync(left.fd)
-        if (kept !== undefined) closeSync(kept)
+        if (kept !== undefined) closeSync(kept.fd)
       }
     })
   }
@@ -77,8 +83,8 @@ export function openNamedFile(named: NamedFile, flags: number): number | undefin
   untaken.delete(named)
   try {
     // The descriptor validation read through is already this object open read-write (0606).
-    if (kept !== undefined && (flags & ~(constants.O_CREAT | constants.O_TRUNC)) === constants.O_RDWR) return kept
-    if (kept !== undefined) closeSync(kept)
+    if (kept !== undefined && (flags & ~(constants.O_CREAT | constants.O_TRUNC)) === constants.O_RDWR) return kept.fd
+    if (kept !== undefined) closeSync(kept.fd)
     return reopen(named, flags)
   } finally {
     closeSync(named.fd)
@@ -109,16 +115,29 @@ export function readNamedFileAgain(named: NamedFile): ReopenedFile | undefined {
 }
 
 /**
- * Hands `reopened`, read through synchronously in this turn, to the call that takes `named` in
- * the same turn (openNamedFile for O_RDWR), instead of the call opening the object a second time
- * (docs/adr/0606). False when it cannot be kept (read-only, the name taken or of an earlier
- * turn): the caller closes it. Only a descriptor no read is pending on may be kept: the turn's
- * end closes it.
+ * Hands `reopened`, read through synchronously in this turn, and `content`, the whole file as read
+ * through it, to the call that takes `named` in the same turn (takeKeptRead, or openNamedFile for
+ * O_RDWR), instead of the call opening the object a second time (docs/adr/0606, 0608). False when
+ * it cannot be kept (read-only, the name taken or of an earlier turn): the caller closes it. Only
+ * a descriptor no read is pending on may be kept: the turn's end closes it.
  */
-export function keepForTheCall(named: NamedFile, reopened: ReopenedFile): boolean {
+export function keepForTheCall(named: NamedFile, reopened: ReopenedFile, content: Buffer): boolean {
   if (!reopened.writable || !untaken?.has(named) || untaken.get(named) !== undefined) return false
-  untaken.set(named, reopened.fd)
+  untaken.set(named, { fd: reopened.fd, content })
   return true
+}
+
+/**
+ * What validation kept for the call of this turn (keepForTheCall), taken: the name is closed and
+ * the caller closes the descriptor. Undefined when nothing was kept: `named` is left as it was,
+ * for openNamedFile.
+ */
+export function takeKeptRead(named: NamedFile): KeptRead | undefined {
+  const kept = untaken?.get(named)
+  if (kept === undefined) return undefined
+  untaken?.delete(named)
+  closeSync(named.fd)
+  return kept
 }
 
 function reopen(named: NamedFile, flags: number): number | undefined {

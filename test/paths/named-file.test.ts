@@ -26,10 +26,14 @@ import {
   openNamedFile,
   type ReopenedFile,
   readNamedFileAgain,
+  takeKeptRead,
 } from '../../src/paths/named-file.js'
 import { readDescriptorAndClose } from '../helpers/read-descriptor.js'
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+
+/** The file's content as a validation read it, kept with its descriptor. */
+const CONTENT = Buffer.from('named\n')
 
 describe.runIf(process.platform === 'linux')('nameExistingFile', () => {
   let temp: string
@@ -102,10 +106,10 @@ describe.runIf(process.platform === 'linux')('nameExistingFile', () => {
     const file = path.join(temp, 'real', 'file.txt')
     const named = nameExistingFile(file) as NamedFile
     const again = readNamedFileAgain(named) as ReopenedFile
-    expect(keepForTheCall(named, again)).toBe(true)
+    expect(keepForTheCall(named, again, CONTENT)).toBe(true)
     // Kept once: a second descriptor is the caller's to close.
     const second = readNamedFileAgain(named) as ReopenedFile
-    expect(keepForTheCall(named, second)).toBe(false)
+    expect(keepForTheCall(named, second, CONTENT)).toBe(false)
     closeSync(second.fd)
     // Its offset moved by two bytes: a descriptor opened again would read from the start.
     readSync(again.fd, Buffer.alloc(2), 0, 2, null)
@@ -117,18 +121,34 @@ describe.runIf(process.platform === 'linux')('nameExistingFile', () => {
     expect(readFileSync(file, 'utf8')).toBe('NAMED\n')
   })
 
+  it('hands the call what its validation read, once, with the name closed (docs/adr/0608)', () => {
+    const file = path.join(temp, 'real', 'file.txt')
+    const named = nameExistingFile(file) as NamedFile
+    expect(takeKeptRead(named)).toBeUndefined()
+    const again = readNamedFileAgain(named) as ReopenedFile
+    expect(keepForTheCall(named, again, CONTENT)).toBe(true)
+    const kept = takeKeptRead(named)
+    expect(kept).toEqual({ fd: again.fd, content: CONTENT })
+    expect(descriptorNames(named.fd, file)).toBe(false)
+    // Taken: neither a second take nor an open finds it.
+    expect(takeKeptRead(named)).toBeUndefined()
+    expect(openNamedFile(named, constants.O_RDWR)).toBeUndefined()
+    expect(descriptorNames(again.fd, file)).toBe(true)
+    closeSync(again.fd)
+  })
+
   it('closes a kept descriptor the call did not take, at its turn’s end or when taken to read (docs/adr/0606)', async () => {
     const file = path.join(temp, 'real', 'file.txt')
     const named = nameExistingFile(file) as NamedFile
     const kept = readNamedFileAgain(named) as ReopenedFile
-    expect(keepForTheCall(named, kept)).toBe(true)
+    expect(keepForTheCall(named, kept, CONTENT)).toBe(true)
     await nextTurn()
     expect(descriptorNames(kept.fd, file)).toBe(false)
     expect(openNamedFile(named, constants.O_RDWR)).toBeUndefined()
 
     const read = nameExistingFile(file) as NamedFile
     const keptForRead = readNamedFileAgain(read) as ReopenedFile
-    expect(keepForTheCall(read, keptForRead)).toBe(true)
+    expect(keepForTheCall(read, keptForRead, CONTENT)).toBe(true)
     const readOnly = openNamedFile(read, constants.O_RDONLY) as number
     // A descriptor of its own, opened as asked: not the kept read-write one.
     expect(() => writeSync(readOnly, 'x', 0)).toThrow(/EBADF/)
@@ -145,7 +165,7 @@ describe.runIf(process.platform === 'linux')('nameExistingFile', () => {
     expect(readDescriptorAndClose(again.fd)).toBe('named\n')
     if (process.getuid?.() === 0) return
     expect(again.writable).toBe(false)
-    expect(keepForTheCall(named, again)).toBe(false)
+    expect(keepForTheCall(named, again, CONTENT)).toBe(false)
   })
 })
 

@@ -150,14 +150,15 @@ export const EditTool = buildTool({
 
 /**
  * The text of the file validation reads: through the object it named when it named one (docs/adr/0525),
- * and, read in this turn, that descriptor kept for the call to write through (docs/adr/0606).
+ * and, read in this turn, that descriptor and the bytes read kept for the call to compare and
+ * write through (docs/adr/0606, docs/adr/0608).
  */
 async function readCurrentText(realPath: string, named: ConfinedResolution['named']): Promise<string> {
   // Any error opening it (a mode that forbids reading) is the path's to report, in its words.
   const reopened = named && tryOrUndefined(() => readNamedFileAgain(named))
   if (named === undefined || reopened === undefined) return readTextFile(realPath)
   const small = readSmallSync(reopened.fd, named.stats.size)
-  if (small && keepForTheCall(named, reopened)) return small.toString('utf8')
+  if (small && keepForTheCall(named, reopened, small)) return small.toString('utf8')
   try {
     return (small ?? (await readWhole(reopened.fd, named.stats.size))).toString('utf8')
   } finally {

@@ -18,13 +18,14 @@ export function checkReadBeforeWrite(
       message: `The file ${displayPath} has not been read in this session. Read it first, then retry.`,
     }
   }
-  if (record.mtimeMs !== stats.mtimeMs || record.size !== stats.size) {
-    return {
-      result: false,
-      message: `The file ${displayPath} was modified since it was last read (by the user, a command or another tool). Read it again, then retry.`,
-    }
-  }
+  if (record.mtimeMs !== stats.mtimeMs || record.size !== stats.size)
+    return { result: false, message: modifiedSinceRead(displayPath) }
   return { result: true }
+}
+
+/** The refusal of a file changed since the session read it. */
+export function modifiedSinceRead(displayPath: string): string {
+  return `The file ${displayPath} was modified since it was last read (by the user, a command or another tool). Read it again, then retry.`
 }
 
 /**

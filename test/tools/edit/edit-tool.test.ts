@@ -109,7 +109,7 @@ describe('Edit', () => {
     })
   })
 
-  it('reads the file again in the call: a change between validation and call is seen, even with size and time kept (docs/adr/0525)', async () => {
+  it('reads the file again in the call: a change between validation and call is refused, even with size and time kept (docs/adr/0525, 0608)', async () => {
     const target = path.join(workspace.cwd, 'same-size.txt')
     // A whole second, which utimes sets back exactly.
     const mtime = new Date(1_700_000_000_000)
@@ -119,11 +119,20 @@ describe('Edit', () => {
     const input = { file_path: 'same-size.txt', old_string: 'alpha', new_string: 'gamma' }
     await nextTurn()
     expect(await EditTool.validateInput?.(input, ctx)).toEqual({ result: true })
-    // In the same turn, as the service calls it: the same size, and the time put back.
-    writeFileSync(target, 'delta beta\n')
+    // In the same turn, as the service calls it: the same size, the time put back, and old_string
+    // still there once: content the model never read, which the stats alone would let through.
+    writeFileSync(target, 'alpha zeta\n')
     utimesSync(target, mtime, mtime)
-    await expect(EditTool.call(input, ctx)).rejects.toThrow('String to replace not found')
-    expect(readFileSync(target, 'utf8')).toBe('delta beta\n')
+    await expect(EditTool.call(input, ctx)).rejects.toThrow('was modified since it was last read')
+    expect(readFileSync(target, 'utf8')).toBe('alpha zeta\n')
+    // Grown since validation's read: refused the same way.
+    await nextTurn()
+    writeFileSync(target, 'alpha beta\n')
+    utimesSync(target, mtime, mtime)
+    expect(await EditTool.validateInput?.(input, ctx)).toEqual({ result: true })
+    writeFileSync(target, 'alpha beta\nmore\n')
+    await expect(EditTool.call(input, ctx)).rejects.toThrow('was modified since it was last read')
+    expect(readFileSync(target, 'utf8')).toBe('alpha beta\nmore\n')
   })
 
   it('edits the object its validation named when a link takes its place in the same turn (docs/adr/0525)', async () => {
