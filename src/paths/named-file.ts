@@ -73,8 +73,8 @@ export function nameExistingFile(absolutePath: string): NamedFile | undefined {
  * taken yet: the object validation named and checked, whatever its path has become since, never a
  * device or FIFO (its stats said regular). For reading (Read, docs/adr/0522) or for writing (Edit,
  * docs/adr/0525-an-edit-names-its-file-once.md: the object written is the one whose name was
- * confined, as 0468's checked open guarantees by its own lookup); for writing, the descriptor its
- * validation kept is the one given (docs/adr/0606). Undefined otherwise: the caller
+ * confined, as 0468's checked open guarantees by its own lookup); a descriptor its validation kept
+ * is closed here, since only takeKeptRead hands it on (docs/adr/0606). Undefined otherwise: the caller
  * opens by path through checked descriptors (docs/adr/0468). The caller closes the returned descriptor.
  */
 export function openNamedFile(named: NamedFile, flags: number): number | undefined {
@@ -82,8 +82,7 @@ export function openNamedFile(named: NamedFile, flags: number): number | undefin
   const kept = untaken.get(named)
   untaken.delete(named)
   try {
-    // The descriptor validation read through is already this object open read-write (0606).
-    if (kept !== undefined && (flags & ~(constants.O_CREAT | constants.O_TRUNC)) === constants.O_RDWR) return kept.fd
+    // What validation kept is taken by takeKeptRead (0606, 0608); any other taker opens its own.
     if (kept !== undefined) closeSync(kept.fd)
     return reopen(named, flags)
   } finally {
@@ -116,8 +115,8 @@ export function readNamedFileAgain(named: NamedFile): ReopenedFile | undefined {
 
 /**
  * Hands `reopened`, read through synchronously in this turn, and `content`, the whole file as read
- * through it, to the call that takes `named` in the same turn (takeKeptRead, or openNamedFile for
- * O_RDWR), instead of the call opening the object a second time (docs/adr/0606, 0608). False when
+ * through it, to the call that takes `named` in the same turn (takeKeptRead), instead of the call
+ * opening the object a second time (docs/adr/0606, 0608). False when
  * it cannot be kept (read-only, the name taken or of an earlier turn): the caller closes it. Only
  * a descriptor no read is pending on may be kept: the turn's end closes it.
  */

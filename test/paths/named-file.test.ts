@@ -113,7 +113,7 @@ describe.runIf(process.platform === 'linux')('nameExistingFile', () => {
     closeSync(second.fd)
     // Its offset moved by two bytes: a descriptor opened again would read from the start.
     readSync(again.fd, Buffer.alloc(2), 0, 2, null)
-    const fd = openNamedFile(named, constants.O_RDWR) as number
+    const fd = takeKeptRead(named)?.fd as number
     const rest = Buffer.alloc(16)
     expect(rest.toString('utf8', 0, readSync(fd, rest, 0, 16, null))).toBe('med\n')
     writeSync(fd, 'NAMED\n', 0)
@@ -137,7 +137,7 @@ describe.runIf(process.platform === 'linux')('nameExistingFile', () => {
     closeSync(again.fd)
   })
 
-  it('closes a kept descriptor the call did not take, at its turn’s end or when taken to read (docs/adr/0606)', async () => {
+  it('closes a kept descriptor the call did not take, at its turn’s end or when the name is opened (docs/adr/0606, 0608)', async () => {
     const file = path.join(temp, 'real', 'file.txt')
     const named = nameExistingFile(file) as NamedFile
     const kept = readNamedFileAgain(named) as ReopenedFile
@@ -154,6 +154,18 @@ describe.runIf(process.platform === 'linux')('nameExistingFile', () => {
     expect(() => writeSync(readOnly, 'x', 0)).toThrow(/EBADF/)
     expect(readDescriptorAndClose(readOnly)).toBe('named\n')
     expect(descriptorNames(keptForRead.fd, file)).toBe(false)
+
+    // Opened for writing, it is a descriptor of its own as well: only takeKeptRead hands on the kept one.
+    const write = nameExistingFile(file) as NamedFile
+    const keptForWrite = readNamedFileAgain(write) as ReopenedFile
+    expect(keepForTheCall(write, keptForWrite, CONTENT)).toBe(true)
+    readSync(keptForWrite.fd, Buffer.alloc(2), 0, 2, null)
+    const own = openNamedFile(write, constants.O_RDWR) as number
+    // Read from its own offset: the kept one's was moved by two bytes.
+    const start = Buffer.alloc(16)
+    expect(start.toString('utf8', 0, readSync(own, start, 0, 16, null))).toBe('named\n')
+    closeSync(own)
+    expect(takeKeptRead(write)).toBeUndefined()
   })
 
   it('is read through a read-only descriptor, never kept, when it cannot be opened for writing (docs/adr/0606)', async () => {

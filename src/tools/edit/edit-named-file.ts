@@ -15,9 +15,9 @@ type EditedFile = { filePath: string; replacements: number; created: false; snip
  * through it (never validation's copy: a change in the same clock tick can keep size and times),
  * written, and the session's record taken from the descriptor (docs/adr/0525-an-edit-names-its-file-once.md,
  * docs/adr/0526-a-write-is-recorded-from-its-descriptor.md). Through the descriptor validation
- * kept, when it kept one, the text is compared with what validation read instead (0608). Undefined when the call must go by
- * path as before: not named in this turn, unlinked since, or not openable for writing (the path's
- * route then gives its own answer).
+ * kept, when it kept one, the text is compared with what validation read instead (0608).
+ * Undefined when the call must go by path as before: not named in this turn, unlinked since, or
+ * not openable for writing (the path's route then gives its own answer).
  */
 export async function editNamedFile(
   displayPath: string,
