@@ -116,9 +116,9 @@ export function readNamedFileAgain(named: NamedFile): ReopenedFile | undefined {
 /**
  * Hands `reopened`, read through synchronously in this turn, and `content`, the whole file as read
  * through it, to the call that takes `named` in the same turn (takeKeptRead), instead of the call
- * opening the object a second time (docs/adr/0606, 0608). False when
- * it cannot be kept (read-only, the name taken or of an earlier turn): the caller closes it. Only
- * a descriptor no read is pending on may be kept: the turn's end closes it.
+ * opening the object a second time (docs/adr/0606, 0608). False when it cannot be kept
+ * (read-only, the name taken or of an earlier turn): the caller closes it. Only a descriptor no
+ * read is pending on may be kept: the turn's end closes it.
  */
 export function keepForTheCall(named: NamedFile, reopened: ReopenedFile, content: Buffer): boolean {
   if (!reopened.writable || !untaken?.has(named) || untaken.get(named) !== undefined) return false
