@@ -33,11 +33,12 @@ export function cpuMeter(service: ServerProcess) {
   // `servicePerRun`: each phase's own figure, in order: it moves with the host's load and, less, with
   // the service's warm-up, which the sum over the phases hides (docs/adr/0591).
   const totals = () => ({ runs: 0, service: 0, spawner: 0, sandboxes: 0, client: 0, servicePerRun: [] as number[] })
-  const sides = { bash: totals(), noop: totals(), bare: totals() }
+  // `warmUp`: the service's runs before the rounds, apart from them (docs/adr/0609).
+  const sides = { bash: totals(), noop: totals(), bare: totals(), warmUp: totals() }
   return {
     sides,
     /**
-     * Runs `phase` (through the service when `side` is bash or noop, bare spawns from this process
+     * Runs `phase` (through the service when `side` is bash, noop or warmUp, bare spawns from this process
      * when bare) and adds its completions and what each process spent.
      */
     async measure<T extends { done: number }>(side: keyof typeof sides, phase: () => Promise<T>): Promise<T> {
