@@ -30,8 +30,8 @@ const perRun = (ms: number, count: number) => Math.round((ms / Math.max(count, 1
 export function cpuMeter(service: ServerProcess) {
   const zero: ProcessCpu = { ownMs: 0, childrenMs: 0 }
   const read = (pid: number | undefined) => (pid === undefined ? zero : processCpu(pid))
-  // `servicePerRun`: each phase's own figure, in order: it moves with the host's load and, less, with
-  // the service's warm-up, which the sum over the phases hides (docs/adr/0591).
+  // `servicePerRun`: each phase's own figure, in order: it moves with the host's load and with the
+  // service's warm-up, which the sum over the phases hides (docs/adr/0591, 0609).
   const totals = () => ({ runs: 0, service: 0, spawner: 0, sandboxes: 0, client: 0, servicePerRun: [] as number[] })
   // `warmUp`: the service's runs before the rounds, apart from them (docs/adr/0609).
   const sides = { bash: totals(), noop: totals(), bare: totals(), warmUp: totals() }
